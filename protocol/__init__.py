@@ -1,0 +1,15 @@
+"""unisim's wire protocol, loaded by the host as ``unisim.protocol`` and by workers by file path.
+
+Python 3.8 code using only the stdlib, numpy and msgpack. The format is specified in
+PROTOCOL.md beside this file.
+"""
+
+from .codec import WireTypeError, decode, encode, find_unsafe
+from .framing import MAX_FRAME, VERSION, FrameError, FrameReader, FrameWriter, StreamClosed
+from .messages import Command, Kind, MessageError, describe, error_record, pack, unpack
+
+__all__ = [
+    "MAX_FRAME", "VERSION", "Command", "FrameError", "FrameReader", "FrameWriter", "Kind",
+    "MessageError", "StreamClosed", "WireTypeError", "decode", "describe", "encode",
+    "error_record", "find_unsafe", "pack", "unpack",
+]

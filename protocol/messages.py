@@ -1,0 +1,80 @@
+"""The protocol's vocabulary: message kinds and commands, each defined here only.
+
+A frame body is the msgpack array ``[kind, id, command, payload]``:
+
+* ``kind``: a ``Kind`` code;
+* ``id``: the request id, echoed by the REPLY, ERROR and PROGRESS frames of that request
+  (0 for HELLO);
+* ``command``: a ``Command`` code, echoed likewise;
+* ``payload``: a str-keyed map (see PROTOCOL.md for each command's fields).
+"""
+
+from . import codec
+
+
+class Kind:
+    HELLO = 1  # worker -> host, once, unsolicited: versions and engines
+    REQUEST = 2  # host -> worker
+    REPLY = 3  # worker -> host: the request succeeded
+    ERROR = 4  # worker -> host: the request raised; payload is an error record
+    PROGRESS = 5  # worker -> host: the request is alive; re-arms the host's deadline
+
+    NAMES = {1: "HELLO", 2: "REQUEST", 3: "REPLY", 4: "ERROR", 5: "PROGRESS"}
+
+
+class Command:
+    """Commands the host sends. Numbers are fixed forever; never reuse a retired one."""
+
+    INIT = 1  # build the engine; reply: the layout
+    ATTACH = 2  # map the host's slots; reply: {}
+    STEP = 3  # ctrl slot -> engine -> state slots
+    RESET = 4  # reset the envs flagged in the reset slot
+    CAPTURE = 5  # render one env's camera into the image slot
+    PING = 6  # no-op round trip
+    SHUTDOWN = 7  # reply, then exit
+
+    NAMES = {1: "INIT", 2: "ATTACH", 3: "STEP", 4: "RESET", 5: "CAPTURE", 6: "PING", 7: "SHUTDOWN"}
+
+
+class MessageError(ValueError):
+    """A well-framed body that is not a valid message."""
+
+
+def pack(kind, request_id, command, payload):
+    return codec.encode([kind, request_id, command, payload])
+
+
+def unpack(body):
+    """``(kind, id, command, payload)`` of a frame body, checked for shape and codes."""
+    message = codec.decode(body)
+    if not isinstance(message, list) or len(message) != 4:
+        raise MessageError("message must be a 4-element array [kind, id, command, payload], got %r"
+                           % (_preview(message),))
+    kind, request_id, command, payload = message
+    if kind not in Kind.NAMES:
+        raise MessageError("unknown message kind %r" % (kind,))
+    if not isinstance(request_id, int) or isinstance(request_id, bool):
+        raise MessageError("request id must be an int, got %r" % (_preview(request_id),))
+    if command is not None and command not in Command.NAMES:
+        raise MessageError("unknown command code %r" % (command,))
+    if not isinstance(payload, dict):
+        raise MessageError("payload must be a map, got %s" % type(payload).__name__)
+    return kind, request_id, command, payload
+
+
+def describe(kind, command):
+    """Human-readable name of a message, for errors and logs."""
+    name = Kind.NAMES.get(kind, "kind %r" % (kind,))
+    if command is None:
+        return name
+    return "%s %s" % (name, Command.NAMES.get(command, "command %r" % (command,)))
+
+
+def error_record(exc_type, message, traceback_text, faulted):
+    """Payload of an ERROR frame."""
+    return {"type": exc_type, "message": message, "traceback": traceback_text, "faulted": faulted}
+
+
+def _preview(value):
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

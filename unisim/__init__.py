@@ -1,0 +1,20 @@
+"""unisim: drive a simulator in another process (and another interpreter) as if in-process."""
+
+from . import errors, models
+from .backend import Backend
+from .errors import (
+    BackendDead,
+    ProtocolError,
+    RemoteError,
+    SetupError,
+    UnisimError,
+    WorkerCrashed,
+    WorkerDied,
+    WorkerTimeout,
+)
+from .layout import Layout
+
+__all__ = [
+    "Backend", "BackendDead", "Layout", "ProtocolError", "RemoteError", "SetupError",
+    "UnisimError", "WorkerCrashed", "WorkerDied", "WorkerTimeout", "errors", "models",
+]

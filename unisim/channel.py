@@ -1,0 +1,139 @@
+"""Request/reply over the worker's pipes, with deadlines and typed failures.
+
+One request is in flight at a time (a lock serialises threads). Every failure of the
+transport leaves the channel dead with a recorded cause; the worker is killed then, so
+no late reply can ever be read as the answer to a later request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from . import protocol
+from .errors import BackendDead, ProtocolError, RemoteError, WorkerCrashed, WorkerTimeout
+from .process import WorkerProcess
+from .watchdog import Watchdog
+
+Kind, Command = protocol.Kind, protocol.Command
+Progress = Callable[[dict[str, Any]], None]
+
+
+class Channel:
+    def __init__(self, process: WorkerProcess) -> None:
+        self.process = process
+        self._reader = protocol.FrameReader(process.stdout_fd)
+        self._writer = protocol.FrameWriter(process.stdin_fd)
+        self._watchdog = Watchdog(process.kill, name=f"unisim-watchdog-{process.pid}")
+        self._lock = threading.Lock()
+        self._next_id = 1
+        self._timeout = 0.0
+        self._pending: tuple[int, int, float] | None = None  # interrupted request
+        self.dead: BaseException | None = None
+
+    def hello(self, timeout: float) -> dict[str, Any]:
+        """Wait for the worker's unsolicited HELLO frame."""
+        with self._lock:
+            self._check_alive()
+            kind, _, _, payload = self._read(timeout, "the handshake")
+            if kind != Kind.HELLO:
+                raise self._fail(ProtocolError(
+                    f"expected HELLO from the worker, got {protocol.describe(kind, None)}"))
+            return payload
+
+    def request(self, command: int, payload: dict[str, Any], timeout: float,
+                on_progress: Progress | None = None) -> dict[str, Any]:
+        """Send one request and return its reply payload (raises a typed error otherwise)."""
+        with self._lock:
+            self._check_alive()
+            if self._pending is not None:
+                self._finish_interrupted()
+            request_id = self._next_id
+            self._next_id += 1
+            self._send(protocol.pack(Kind.REQUEST, request_id, command, payload), timeout)
+            return self._await(request_id, command, timeout, on_progress)
+
+    def _send(self, frame: bytes, timeout: float) -> None:
+        self._watchdog.arm(timeout)
+        try:
+            self._writer.write(frame)
+        except BrokenPipeError:
+            self._watchdog.disarm()
+            raise self._died("while the host was sending a request", timeout) from None
+        except BaseException as exc:  # a partial frame leaves the stream unusable
+            self._watchdog.disarm()
+            raise self._fail(ProtocolError(f"sending a request was interrupted: {exc!r}")) from exc
+
+    def _await(self, request_id: int, command: int, timeout: float,
+               on_progress: Progress | None) -> dict[str, Any]:
+        name = Command.NAMES.get(command, str(command))
+        self._pending = (request_id, command, timeout)
+        while True:
+            kind, reply_id, _, payload = self._read(timeout, name)
+            if reply_id != request_id:
+                raise self._fail(ProtocolError(
+                    f"reply id {reply_id} does not match request id {request_id} ({name})"))
+            if kind == Kind.PROGRESS:  # the next read re-arms the deadline
+                if on_progress is not None:
+                    on_progress(payload)
+                continue
+            self._pending = None
+            if kind == Kind.REPLY:
+                return payload
+            if kind == Kind.ERROR:
+                error = RemoteError(name, str(payload.get("type")), str(payload.get("message")),
+                                    str(payload.get("traceback", "")),
+                                    bool(payload.get("faulted")))
+                if error.faulted:
+                    raise self._fail(error)
+                raise error
+            raise self._fail(ProtocolError(
+                f"unexpected {protocol.describe(kind, None)} frame while awaiting {name}"))
+
+    def _read(self, timeout: float, waiting_for: str) -> tuple[int, int, int | None, dict[str, Any]]:
+        self._watchdog.arm(timeout)
+        try:
+            body = self._reader.read()
+            return protocol.unpack(body)
+        except (protocol.StreamClosed, OSError):
+            raise self._died(f"during {waiting_for}", timeout) from None
+        except (protocol.FrameError, protocol.MessageError, protocol.WireTypeError) as exc:
+            if self._watchdog.fired:
+                raise self._died(f"during {waiting_for}", timeout) from None
+            raise self._fail(ProtocolError(
+                f"corrupt frame from the worker during {waiting_for}: {exc}")) from None
+        finally:
+            self._watchdog.disarm()
+
+    def _finish_interrupted(self) -> None:
+        """Collect the reply of a request whose wait was interrupted (e.g. Ctrl-C)."""
+        assert self._pending is not None
+        request_id, command, timeout = self._pending
+        self._await(request_id, command, timeout, None)
+
+    def _died(self, when: str, timeout: float) -> BaseException:
+        process = self.process
+        if self._watchdog.fired:
+            process.reap(grace=0.0)
+            error: BaseException = WorkerTimeout(
+                f"worker (pid {process.pid}) did not answer within {timeout:g} s {when}; "
+                "it was killed", timeout, process.stderr_tail())
+        else:
+            process.reap(grace=1.0)
+            error = WorkerCrashed(f"{process.describe_exit()} {when}",
+                                  process.popen.returncode, process.stderr_tail())
+        return self._fail(error)
+
+    def _fail(self, error: BaseException) -> BaseException:
+        """Record ``error`` as the channel's cause of death and kill the worker."""
+        self.dead = error
+        self.process.kill()
+        return error
+
+    def _check_alive(self) -> None:
+        if self.dead is not None:
+            raise BackendDead(f"the worker is dead: {self.dead}") from self.dead
+
+    def close(self) -> None:
+        self._watchdog.close()

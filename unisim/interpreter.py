@@ -1,0 +1,30 @@
+"""Which interpreter runs the worker: ``python=``, then ``UNISIM_WORKER_PYTHON``, then ours."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from .errors import SetupError
+
+ENV_VAR = "UNISIM_WORKER_PYTHON"
+
+
+def resolve_python(python: str | Path | None) -> str:
+    """Absolute path of the worker interpreter; ``SetupError`` if it cannot be run."""
+    source = "python="
+    if python is None:
+        python = os.environ.get(ENV_VAR) or None
+        source = ENV_VAR
+    if python is None:
+        return sys.executable
+    text = str(python)
+    found = shutil.which(text) if os.sep not in text else text
+    if found is None or not os.path.isfile(found) or not os.access(found, os.X_OK):
+        raise SetupError(
+            f"worker interpreter {text!r} (from {source}) is not an executable file",
+            hint="pass python= the path of a Python >= 3.8 that has numpy, msgpack and the "
+                 f"engine's SDK, or unset {ENV_VAR} to use this interpreter")
+    return os.path.abspath(found)

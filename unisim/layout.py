@@ -1,0 +1,45 @@
+"""What the engine told the host about its scene (the INIT reply), typed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .slots import SlotSpec
+
+RESET_MASK = SlotSpec("reset_mask", "|u1", ())
+
+
+@dataclass(frozen=True)
+class Layout:
+    engine: str
+    engine_version: str
+    stepper: str
+    num_envs: int
+    nq: int
+    nv: int
+    nu: int
+    nbody: int
+    timestep: float
+    joint_names: tuple[str, ...]
+    actuator_names: tuple[str, ...]
+    body_names: tuple[str, ...]
+    keyframes: tuple[str, ...]
+    ctrl_range: tuple[tuple[float, float], ...]
+    slots: tuple[SlotSpec, ...]
+
+    @classmethod
+    def from_reply(cls, reply: dict[str, Any]) -> Layout:
+        slots = tuple(SlotSpec(s["name"], s["dtype"], tuple(s["shape"])) for s in reply["slots"])
+        return cls(
+            engine=reply["engine"], engine_version=reply["engine_version"],
+            stepper=reply["stepper"], num_envs=reply["num_envs"],
+            nq=reply["nq"], nv=reply["nv"], nu=reply["nu"], nbody=reply["nbody"],
+            timestep=reply["timestep"],
+            joint_names=tuple(reply["joint_names"]),
+            actuator_names=tuple(reply["actuator_names"]),
+            body_names=tuple(reply["body_names"]),
+            keyframes=tuple(reply["keyframes"]),
+            ctrl_range=tuple((float(lo), float(hi)) for lo, hi in reply["ctrl_range"]),
+            slots=(*slots, RESET_MASK),
+        )

@@ -1,0 +1,121 @@
+"""Shared-memory arena: one segment per backend, holding every slot at an aligned offset.
+
+The host creates the segment (mode 0600, name ``unisim-<pid>-<random>``), declares it to
+the worker, and unlinks the name as soon as the worker has mapped it, so nothing named
+outlives setup whatever kills whom. ``reap_orphans`` removes segments of dead owners left
+by a crash inside that short window.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+SHM_DIR = Path("/dev/shm")
+PREFIX = "unisim-"
+ALIGN = 64  # a cache line: rows of different slots never share one
+
+
+@dataclass(frozen=True)
+class SlotSpec:
+    """A slot: ``num_envs`` rows of per-env shape ``shape``."""
+
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+
+    def nbytes(self, rows: int) -> int:
+        return rows * int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+
+
+class Arena:
+    """A mapped segment and the numpy views of its slots."""
+
+    def __init__(self, specs: Iterable[SlotSpec], rows: int) -> None:
+        self.specs = list(specs)
+        self.rows = rows
+        offsets: dict[str, int] = {}
+        size = 0
+        for spec in self.specs:
+            offsets[spec.name] = size
+            size += -(-spec.nbytes(rows) // ALIGN) * ALIGN
+        self.size = max(size, ALIGN)
+        self.offsets = offsets
+        self.name = f"{PREFIX}{os.getpid()}-{secrets.token_hex(12)}"
+        path = SHM_DIR / self.name
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.ftruncate(fd, self.size)
+            self._mmap: mmap.mmap | None = mmap.mmap(fd, self.size)
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        finally:
+            os.close(fd)
+        self.linked = True
+        self.views = {
+            spec.name: np.ndarray((rows, *spec.shape), dtype=spec.dtype, buffer=self._mmap,
+                                  offset=offsets[spec.name])
+            for spec in self.specs
+        }
+
+    def declaration(self) -> dict[str, object]:
+        """What the worker needs to map the arena (sent in ATTACH)."""
+        return {
+            "name": self.name,
+            "size": self.size,
+            "slots": [
+                {"name": s.name, "dtype": s.dtype, "shape": [self.rows, *s.shape],
+                 "offset": self.offsets[s.name]}
+                for s in self.specs
+            ],
+        }
+
+    def unlink(self) -> None:
+        """Remove the name; the mappings stay valid until unmapped."""
+        if self.linked:
+            (SHM_DIR / self.name).unlink(missing_ok=True)
+            self.linked = False
+
+    def close(self) -> None:
+        """Unlink and unmap. Views still held elsewhere keep the mapping alive, so reading
+        them after close is safe (their data is simply no longer updated)."""
+        self.unlink()
+        self.views = {}
+        if self._mmap is not None:
+            try:
+                self._mmap.close()
+            except BufferError:
+                pass  # exported views remain; the kernel unmaps when the last one dies
+            self._mmap = None
+
+
+def reap_orphans() -> list[str]:
+    """Unlink unisim segments whose owning process no longer exists; returns their names."""
+    reaped = []
+    for path in SHM_DIR.glob(f"{PREFIX}*"):
+        pid_text = path.name[len(PREFIX):].split("-", 1)[0]
+        if not pid_text.isdigit() or _pid_alive(int(pid_text)):
+            continue
+        try:
+            path.unlink()
+            reaped.append(path.name)
+        except (FileNotFoundError, PermissionError):
+            pass
+    return reaped
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,50 @@
+"""The interface between the worker loop and an engine adapter.
+
+An engine owns ``num_envs`` simulations of one scene. The host learns the engine's
+slots from ``init``'s reply, creates them in shared memory (each with a leading
+``num_envs`` axis) and hands them to ``attach``; from then on every array that scales
+with the number of environments moves through those slots, never through replies.
+"""
+
+
+class EngineFault(RuntimeError):
+    """An error after which the engine's state is no longer trustworthy."""
+
+    faulted = True
+
+
+def slot(name, dtype, shape):
+    """A slot declaration for ``init``'s reply: per-env ``shape`` of ``dtype``."""
+    return {"name": name, "dtype": dtype, "shape": list(shape)}
+
+
+class Engine:
+    """Base class documenting the calls the worker makes, in order."""
+
+    def init(self, spec, worker):
+        """Build the scene from the INIT payload; return the layout.
+
+        ``worker.progress(done, total, text)`` keeps the host's deadline alive during
+        long setups. The layout is a map with at least ``num_envs`` and ``slots`` (a list of
+        ``slot(...)``); the host always adds ``reset_mask`` (uint8, per env).
+        """
+        raise NotImplementedError
+
+    def attach(self, slots):
+        """Receive ``{name: (num_envs, ...) ndarray}`` views; publish the initial state."""
+        raise NotImplementedError
+
+    def step(self, substeps):
+        """Read controls from the slots, advance ``substeps`` physics steps, publish state."""
+        raise NotImplementedError
+
+    def reset(self, use_qpos, use_qvel):
+        """Reset envs flagged in ``reset_mask``; take qpos/qvel from the slots if flagged."""
+        raise NotImplementedError
+
+    def capture(self, request):
+        """Render into the image slot; return metadata. Engines without cameras refuse."""
+        raise NotImplementedError("this engine cannot render")
+
+    def close(self):
+        """Release engine resources; called once when the worker exits."""

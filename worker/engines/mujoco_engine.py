@@ -1,0 +1,178 @@
+"""CPU MuJoCo: ``num_envs`` independent simulations of one ``MjModel``.
+
+The stepping strategy is chosen once, from what the installed MuJoCo offers:
+``mujoco.batch`` (MuJoCo 4: a C thread pool, bit-identical to a loop over MjData) or a
+loop over one ``MjData`` per env (MuJoCo 3.x, e.g. on Python 3.8).
+"""
+
+import os
+
+import numpy as np
+
+from engines.base import Engine, EngineFault, slot
+
+
+class LoopStepper:
+    """One MjData per env, stepped in a Python loop (any MuJoCo 3.x)."""
+
+    name = "loop"
+
+    def __init__(self, mujoco, model, num_envs, keyframe):
+        self.mujoco = mujoco
+        self.model = model
+        self.keyframe = keyframe
+        self.datas = [mujoco.MjData(model) for _ in range(num_envs)]
+        self.reset_rows(range(num_envs), None, None)
+
+    def step(self, ctrl, substeps, qpos, qvel):
+        mj_step = self.mujoco.mj_step
+        model = self.model
+        for i, data in enumerate(self.datas):
+            data.ctrl[:] = ctrl[i]
+            mj_step(model, data, substeps)
+            qpos[i] = data.qpos
+            qvel[i] = data.qvel
+
+    def reset_rows(self, ids, qpos, qvel):
+        mujoco = self.mujoco
+        for i in ids:
+            data = self.datas[i]
+            if self.keyframe is None:
+                mujoco.mj_resetData(self.model, data)
+            else:
+                mujoco.mj_resetDataKeyframe(self.model, data, self.keyframe)
+            if qpos is not None:
+                data.qpos[:] = qpos[i]
+            if qvel is not None:
+                data.qvel[:] = qvel[i]
+            mujoco.mj_forward(self.model, data)
+
+    def publish(self, ids, qpos, qvel):
+        for i in ids:
+            qpos[i] = self.datas[i].qpos
+            qvel[i] = self.datas[i].qvel
+
+
+class BatchStepper:
+    """``mujoco.batch.Batch`` on every core (MuJoCo 4)."""
+
+    name = "batch"
+
+    def __init__(self, mujoco, model, num_envs, keyframe):
+        import mujoco.batch
+
+        self.keyframe = -1 if keyframe is None else keyframe
+        self.batch = mujoco.batch.Batch(model, nsim=num_envs, nthread=os.cpu_count() or 1)
+        self.ctrl = self.batch.bind("ctrl")
+        self.qpos = self.batch.bind("qpos")
+        self.qvel = self.batch.bind("qvel")
+        self.reset_rows(np.arange(num_envs), None, None)
+
+    def step(self, ctrl, substeps, qpos, qvel):
+        self.ctrl[:] = ctrl
+        self.batch.step(nstep=substeps)
+        qpos[:] = self.qpos
+        qvel[:] = self.qvel
+
+    def reset_rows(self, ids, qpos, qvel):
+        ids = np.asarray(ids, dtype=np.int64)
+        self.batch.reset(ids, keyframe=self.keyframe, stage=0)
+        if qpos is not None:
+            self.qpos[ids] = qpos[ids]
+        if qvel is not None:
+            self.qvel[ids] = qvel[ids]
+        self.batch.forward(ids)
+
+    def publish(self, ids, qpos, qvel):
+        qpos[ids] = self.qpos[ids]
+        qvel[ids] = self.qvel[ids]
+
+
+def _names(mujoco, model, obj, count):
+    return [mujoco.mj_id2name(model, obj, i) or "" for i in range(count)]
+
+
+class MujocoEngine(Engine):
+    def __init__(self):
+        self.slots = {}
+        self.stepper = None
+
+    def init(self, spec, worker):
+        import mujoco
+
+        source = spec["model"]
+        if source.lstrip().startswith("<"):
+            model = mujoco.MjModel.from_xml_string(source)
+        else:
+            model = mujoco.MjModel.from_xml_path(source)
+        num_envs = int(spec["num_envs"])
+        if num_envs < 1:
+            raise ValueError("num_envs must be at least 1, got %d" % num_envs)
+        keyframe = spec.get("keyframe")
+        key_names = _names(mujoco, model, mujoco.mjtObj.mjOBJ_KEY, model.nkey)
+        key_id = None
+        if keyframe is not None:
+            if keyframe not in key_names:
+                raise ValueError("model has no keyframe %r; its keyframes: %s"
+                                 % (keyframe, key_names or "none"))
+            key_id = key_names.index(keyframe)
+        stepper_class = BatchStepper if _has_batch(mujoco) else LoopStepper
+        worker.progress(0, num_envs, "creating %d simulations" % num_envs)
+        self.stepper = stepper_class(mujoco, model, num_envs, key_id)
+        self.mujoco = mujoco
+        self.model = model
+        obj = mujoco.mjtObj
+        return {
+            "engine": "mujoco",
+            "engine_version": mujoco.__version__,
+            "stepper": self.stepper.name,
+            "num_envs": num_envs,
+            "nq": model.nq, "nv": model.nv, "nu": model.nu, "nbody": model.nbody,
+            "timestep": float(model.opt.timestep),
+            "joint_names": _names(mujoco, model, obj.mjOBJ_JOINT, model.njnt),
+            "actuator_names": _names(mujoco, model, obj.mjOBJ_ACTUATOR, model.nu),
+            "body_names": _names(mujoco, model, obj.mjOBJ_BODY, model.nbody),
+            "keyframes": key_names,
+            "ctrl_range": model.actuator_ctrlrange.tolist(),
+            "slots": [
+                slot("ctrl", "<f8", [model.nu]),
+                slot("qpos", "<f8", [model.nq]),
+                slot("qvel", "<f8", [model.nv]),
+            ],
+        }
+
+    def attach(self, slots):
+        self.slots = slots
+        everything = np.arange(self.slots["qpos"].shape[0])
+        self.stepper.publish(everything, slots["qpos"], slots["qvel"])
+
+    def step(self, substeps):
+        if substeps < 1:
+            raise ValueError("substeps must be at least 1, got %d" % substeps)
+        slots = self.slots
+        try:
+            self.stepper.step(slots["ctrl"], substeps, slots["qpos"], slots["qvel"])
+        except Exception as exc:
+            raise EngineFault("MuJoCo step failed: %s" % exc) from exc
+
+    def reset(self, use_qpos, use_qvel):
+        slots = self.slots
+        ids = np.flatnonzero(slots["reset_mask"])
+        qpos = slots["qpos"] if use_qpos else None
+        qvel = slots["qvel"] if use_qvel else None
+        self.stepper.reset_rows(ids, qpos, qvel)
+        self.stepper.publish(ids, slots["qpos"], slots["qvel"])
+
+    def close(self):
+        self.stepper = None
+
+
+def _has_batch(mujoco):
+    try:
+        import mujoco.batch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+ENGINE = MujocoEngine

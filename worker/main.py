@@ -1,0 +1,168 @@
+"""unisim worker: one engine behind the framed protocol on stdin/stdout.
+
+Run as ``python worker/main.py --protocol <dir of protocol package>`` by the host;
+Python 3.8+, stdlib + numpy + msgpack + the chosen engine's SDK. The protocol package
+is loaded by file path because this interpreter cannot see the host's site-packages.
+"""
+
+import argparse
+import importlib.util
+import os
+import platform
+import sys
+import traceback
+
+
+def take_over_stdio():
+    """Keep the protocol on private duplicates of fds 0/1; point fd 1 at stderr.
+
+    Done before any engine import, so C-library banners and stray prints land on
+    stderr (and in the host's log) instead of corrupting frames.
+    """
+    proto_in = os.dup(0)
+    proto_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    return proto_in, proto_out
+
+
+def load_protocol(directory):
+    """Import the protocol package from ``directory`` under a private module name."""
+    init = os.path.join(directory, "__init__.py")
+    spec = importlib.util.spec_from_file_location(
+        "unisim_protocol", init, submodule_search_locations=[directory]
+    )
+    if spec is None or spec.loader is None:
+        raise RuntimeError("cannot load the unisim protocol from %r" % directory)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class Worker:
+    """Message loop: reads requests, dispatches them to the engine, writes replies."""
+
+    def __init__(self, protocol, reader, writer):
+        self.protocol = protocol
+        self.reader = reader
+        self.writer = writer
+        self.engine = None
+        self.request_id = 0
+        self.command = None
+        self.running = True
+        commands = protocol.Command
+        self.handlers = {
+            commands.INIT: self.on_init,
+            commands.ATTACH: self.on_attach,
+            commands.STEP: self.on_step,
+            commands.RESET: self.on_reset,
+            commands.CAPTURE: self.on_capture,
+            commands.PING: self.on_ping,
+            commands.SHUTDOWN: self.on_shutdown,
+        }
+
+    def send(self, kind, payload):
+        self.writer.write(self.protocol.pack(kind, self.request_id, self.command, payload))
+
+    def progress(self, done, total, text=""):
+        """Tell the host the current request is alive (re-arms its deadline)."""
+        self.send(self.protocol.Kind.PROGRESS, {"done": done, "total": total, "text": text})
+
+    def hello(self):
+        import numpy
+        from engines import ENGINES
+
+        self.send(self.protocol.Kind.HELLO, {
+            "protocol": self.protocol.VERSION,
+            "python": platform.python_version(),
+            "numpy": numpy.__version__,
+            "engines": sorted(ENGINES),
+            "pid": os.getpid(),
+        })
+
+    def serve(self):
+        protocol = self.protocol
+        while self.running:
+            try:
+                body = self.reader.read()
+            except protocol.StreamClosed:
+                break
+            try:
+                kind, self.request_id, self.command, payload = protocol.unpack(body)
+                if kind != protocol.Kind.REQUEST or self.command is None:
+                    raise protocol.MessageError(
+                        "worker accepts only REQUEST frames with a command, got %s"
+                        % protocol.describe(kind, self.command))
+                reply = self.handlers[self.command](payload)
+            except Exception as exc:  # every failure crosses as data
+                faulted = bool(getattr(exc, "faulted", False))
+                self.send(protocol.Kind.ERROR, protocol.error_record(
+                    type(exc).__name__, str(exc), traceback.format_exc(), faulted))
+                continue
+            self.send(protocol.Kind.REPLY, reply)
+        if self.engine is not None:
+            self.engine.close()
+
+    def require_engine(self):
+        if self.engine is None:
+            raise RuntimeError("no engine: send INIT first")
+        return self.engine
+
+    def on_init(self, payload):
+        from engines import create
+
+        if self.engine is not None:
+            raise RuntimeError("INIT was already done; start a new worker for a new scene")
+        engine = create(payload["engine"])
+        layout = engine.init(payload, self)
+        self.engine = engine
+        return layout
+
+    def on_attach(self, payload):
+        from shm import attach_arena
+
+        self.require_engine().attach(attach_arena(payload["arena"]))
+        return {}
+
+    def on_step(self, payload):
+        self.require_engine().step(int(payload.get("substeps", 1)))
+        return {}
+
+    def on_reset(self, payload):
+        self.require_engine().reset(bool(payload.get("qpos")), bool(payload.get("qvel")))
+        return {}
+
+    def on_capture(self, payload):
+        return self.require_engine().capture(payload)
+
+    def on_ping(self, payload):
+        return {}
+
+    def on_shutdown(self, payload):
+        self.running = False
+        return {}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--protocol", required=True, help="directory of the protocol package")
+    args = parser.parse_args(argv)
+    proto_in, proto_out = take_over_stdio()
+    protocol = load_protocol(args.protocol)
+    worker = Worker(protocol, protocol.FrameReader(proto_in), protocol.FrameWriter(proto_out))
+    worker.hello()
+    try:
+        worker.serve()
+    except protocol.FrameError as exc:
+        sys.stderr.write("unisim worker: protocol stream from the host is corrupt: %s\n" % exc)
+        return 2
+    except BrokenPipeError:
+        return 0  # the host went away; nothing left to tell it
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
