@@ -10,6 +10,8 @@ HOST := $(VENV)/bin/python
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(HOST) -m pip install -q --upgrade pip
+	# torch first, pinned: the CPU build on these machines' disk (an unpinned one is GBs of CUDA)
+	$(HOST) -m pip install -q torch==2.13.0
 	$(HOST) -m pip install -q -e '.[dev]'
 	touch $@
 
@@ -28,6 +30,7 @@ test: $(VENV)/.installed $(VENV38)/.installed
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check unisim tests
+	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 worker protocol
 	$(VENV)/bin/mypy
 	$(VENV)/bin/vermin -q -t=3.8- --no-tips --eval-annotations --violations worker protocol
 	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q worker protocol; fi

@@ -6,10 +6,20 @@ PROTOCOL.md beside this file.
 
 from .codec import WireTypeError, decode, encode, find_unsafe
 from .framing import MAX_FRAME, VERSION, FrameError, FrameReader, FrameWriter, StreamClosed
-from .messages import Command, Kind, MessageError, describe, error_record, pack, unpack
+from .messages import (
+    COMMAND_NAMES,
+    Command,
+    Kind,
+    MessageError,
+    describe,
+    error_record,
+    pack,
+    unpack,
+)
 
 __all__ = [
-    "MAX_FRAME", "VERSION", "Command", "FrameError", "FrameReader", "FrameWriter", "Kind",
+    "COMMAND_NAMES", "MAX_FRAME", "VERSION", "Command", "FrameError", "FrameReader",
+    "FrameWriter", "Kind",
     "MessageError", "StreamClosed", "WireTypeError", "decode", "describe", "encode",
     "error_record", "find_unsafe", "pack", "unpack",
 ]

@@ -59,7 +59,8 @@ def decode(data):
     except WireTypeError:
         raise
     except Exception as exc:  # msgpack raises several unrelated types for bad input
-        raise WireTypeError("undecodable message body (%s: %s)" % (type(exc).__name__, exc)) from None
+        raise WireTypeError(
+            "undecodable message body (%s: %s)" % (type(exc).__name__, exc)) from None
 
 
 def find_unsafe(obj, path="$"):

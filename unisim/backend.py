@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import models, protocol
+import unisim.protocol as protocol
+
+from . import models
 from .channel import Channel
 from .errors import BackendDead, SetupError, UnisimError, WorkerDied
 from .interpreter import resolve_python
@@ -38,7 +40,8 @@ class Backend:
                  timeout: float = 60.0, init_timeout: float | None = None,
                  keyframe: str | None = None, options: dict[str, Any] | None = None,
                  progress: bool = True) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) \
+                or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")

@@ -11,13 +11,15 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from . import protocol
+import unisim.protocol as protocol
+
 from .errors import BackendDead, ProtocolError, RemoteError, WorkerCrashed, WorkerTimeout
 from .process import WorkerProcess
 from .watchdog import Watchdog
 
 Kind, Command = protocol.Kind, protocol.Command
 Progress = Callable[[dict[str, Any]], None]
+Message = tuple[int, int, int | None, dict[str, Any]]  # kind, request id, command, payload
 
 
 class Channel:
@@ -67,7 +69,7 @@ class Channel:
 
     def _await(self, request_id: int, command: int, timeout: float,
                on_progress: Progress | None) -> dict[str, Any]:
-        name = Command.NAMES.get(command, str(command))
+        name = protocol.COMMAND_NAMES.get(command, str(command))
         self._pending = (request_id, command, timeout)
         while True:
             kind, reply_id, _, payload = self._read(timeout, name)
@@ -91,11 +93,11 @@ class Channel:
             raise self._fail(ProtocolError(
                 f"unexpected {protocol.describe(kind, None)} frame while awaiting {name}"))
 
-    def _read(self, timeout: float, waiting_for: str) -> tuple[int, int, int | None, dict[str, Any]]:
+    def _read(self, timeout: float, waiting_for: str) -> Message:
         self._watchdog.arm(timeout)
         try:
-            body = self._reader.read()
-            return protocol.unpack(body)
+            message: Message = protocol.unpack(self._reader.read())
+            return message
         except (protocol.StreamClosed, OSError):
             raise self._died(f"during {waiting_for}", timeout) from None
         except (protocol.FrameError, protocol.MessageError, protocol.WireTypeError) as exc:

@@ -59,9 +59,12 @@ class Arena:
         finally:
             os.close(fd)
         self.linked = True
+        # np.frombuffer keeps a buffer export alive (np.ndarray(buffer=) does not), so the
+        # mapping cannot be unmapped under a view that is still held: no use-after-unmap.
         self.views = {
-            spec.name: np.ndarray((rows, *spec.shape), dtype=spec.dtype, buffer=self._mmap,
-                                  offset=offsets[spec.name])
+            spec.name: np.frombuffer(self._mmap, dtype=spec.dtype, offset=offsets[spec.name],
+                                     count=rows * int(np.prod(spec.shape, dtype=np.int64)),
+                                     ).reshape(rows, *spec.shape)
             for spec in self.specs
         }
 

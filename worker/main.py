@@ -6,6 +6,7 @@ is loaded by file path because this interpreter cannot see the host's site-packa
 """
 
 import argparse
+import faulthandler
 import importlib.util
 import os
 import platform
@@ -73,6 +74,7 @@ class Worker:
 
     def hello(self):
         import numpy
+
         from engines import ENGINES
 
         self.send(self.protocol.Kind.HELLO, {
@@ -150,6 +152,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--protocol", required=True, help="directory of the protocol package")
     args = parser.parse_args(argv)
+    faulthandler.enable()  # a native crash leaves its traceback in the host's crash report
     proto_in, proto_out = take_over_stdio()
     protocol = load_protocol(args.protocol)
     worker = Worker(protocol, protocol.FrameReader(proto_in), protocol.FrameWriter(proto_out))

@@ -35,5 +35,6 @@ def attach_arena(declaration):
         count = int(np.prod(shape))
         if offset < 0 or offset + count * dtype.itemsize > size:
             raise ValueError("slot %s lies outside the arena" % slot["name"])
-        views[slot["name"]] = np.ndarray(shape, dtype=dtype, buffer=buffer, offset=offset)
+        views[slot["name"]] = np.frombuffer(buffer, dtype=dtype, count=count,
+                                            offset=offset).reshape(shape)
     return views

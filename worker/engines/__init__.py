@@ -14,5 +14,6 @@ ENGINES = {
 def create(name):
     """A fresh, uninitialised engine called ``name``."""
     if name not in ENGINES:
-        raise ValueError("unknown engine %r; this worker has %s" % (name, ", ".join(sorted(ENGINES))))
+        raise ValueError(
+            "unknown engine %r; this worker has %s" % (name, ", ".join(sorted(ENGINES))))
     return importlib.import_module(ENGINES[name]).ENGINE()
