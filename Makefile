@@ -5,7 +5,7 @@ VENV := .venv
 VENV38 := .venv38
 HOST := $(VENV)/bin/python
 
-.PHONY: demo test lint ci clean
+.PHONY: demo test lint ci clean bench bench-quick bench-profile
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,15 +29,41 @@ test: $(VENV)/.installed $(VENV38)/.installed
 	  $(HOST) -m pytest
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check unisim tests
-	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 worker protocol
+	$(VENV)/bin/ruff check unisim tests benchmarks
+	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 worker protocol $(BENCH38)
 	$(VENV)/bin/mypy
-	$(VENV)/bin/vermin -q -t=3.8- --no-tips --eval-annotations --violations worker protocol
+	$(VENV)/bin/vermin -q -t=3.8- --no-tips --eval-annotations --violations worker protocol $(BENCH38)
 	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q worker protocol; fi
 
-# What CI runs: lint, then the tests with the cross-interpreter ones required.
+# What CI runs: lint, then the tests with the cross-interpreter ones required, then the
+# benchmark suite in --quick mode so that it cannot rot (it asserts nothing about speed).
 ci: lint
 	UNISIM_REQUIRE_PY38=1 $(MAKE) test
+	$(MAKE) bench-quick
+
+# Benchmarks (docs/benchmarks.md): the host venv with the `bench` extra, the 3.8 worker env,
+# and EnvPool in a venv of its own; without EnvPool the suite reports its rows as n/a.
+BENCH38 := benchmarks/runner.py benchmarks/echo.py
+ENVPOOL_VENV := .venv-envpool
+BENCH_ENV = UNISIM_PY38=$(if $(wildcard $(VENV38)/bin/python),$(abspath $(VENV38))/bin/python,)
+
+$(VENV)/.bench: $(VENV)/.installed pyproject.toml
+	$(HOST) -m pip install -q -e '.[dev,bench]'
+	touch $@
+
+$(ENVPOOL_VENV)/.installed: envs/bench-envpool.txt
+	$(PYTHON) -m venv $(ENVPOOL_VENV) && $(ENVPOOL_VENV)/bin/python -m pip install -q \
+	  -r envs/bench-envpool.txt && touch $@ \
+	  || echo "EnvPool did not install; the suite will show its rows as n/a"
+
+bench: $(VENV)/.bench $(VENV38)/.installed $(ENVPOOL_VENV)/.installed
+	$(BENCH_ENV) $(HOST) benchmarks/suite.py
+
+bench-quick: $(VENV)/.bench $(VENV38)/.installed $(ENVPOOL_VENV)/.installed
+	$(BENCH_ENV) $(HOST) benchmarks/suite.py --quick
+
+bench-profile: $(VENV)/.bench
+	$(HOST) benchmarks/profile_step.py
 
 clean:
-	rm -rf $(VENV) $(VENV38) build dist *.egg-info
+	rm -rf $(VENV) $(VENV38) $(ENVPOOL_VENV) build dist *.egg-info

@@ -1,0 +1,58 @@
+"""Interleaved repetitions, paired ratios, percentiles and pipe byte counts.
+
+These machines are noisy (in-process MuJoCo swings up to 2x over minutes), so every
+comparison is made inside one repetition, A and B back to back, and what is reported is
+the median over repetitions of the per-repetition ratio.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from systems import System
+
+
+def interleaved(systems: dict[str, System], reps: int, budget: float,
+                ) -> dict[str, list[float]]:
+    """env-steps/s of every system, once per repetition; the order rotates each time."""
+    rates: dict[str, list[float]] = {name: [] for name in systems}
+    names = list(systems)
+    for rep in range(reps):
+        shift = rep % len(names)
+        for name in names[shift:] + names[:shift]:
+            rates[name].append(systems[name].measure(budget))
+    return rates
+
+
+def paired_ratio(a: Sequence[float], b: Sequence[float]) -> float:
+    """Median over repetitions of a[i] / b[i]."""
+    return statistics.median(x / y for x, y in zip(a, b, strict=True))
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def io_counters(pids: Sequence[int]) -> tuple[int, int]:
+    """(rchar, wchar) summed over ``pids``, from /proc/<pid>/io."""
+    read = written = 0
+    for pid in pids:
+        fields = dict(line.split(": ") for line in
+                      Path(f"/proc/{pid}/io").read_text().splitlines())
+        read += int(fields["rchar"])
+        written += int(fields["wchar"])
+    return read, written
+
+
+def bytes_per_step(pids: Sequence[int], step: Callable[[], Any], steps: int) -> tuple[float, float]:
+    """(read, written) bytes per step by the worker processes ``pids``."""
+    step()
+    read0, written0 = io_counters(pids)
+    for _ in range(steps):
+        step()
+    read1, written1 = io_counters(pids)
+    return (read1 - read0) / steps, (written1 - written0) / steps

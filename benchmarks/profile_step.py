@@ -1,0 +1,45 @@
+"""Where the host's time goes in ``Backend.step``: pyinstrument over many steps.
+
+    .venv/bin/python benchmarks/profile_step.py [--num-envs 1] [--model cartpole] [--steps N]
+
+On the trivial model (one cartpole) the worker's physics is about a microsecond, so the
+profile is the host's own overhead plus the wait for the reply (``os.read``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from pyinstrument import Profiler
+
+import unisim
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="cartpole")
+    parser.add_argument("--num-envs", type=int, default=1)
+    parser.add_argument("--steps", type=int, default=20000)
+    parser.add_argument("--interval", type=float, default=1e-4, help="sampling interval (s)")
+    args = parser.parse_args()
+    with unisim.Backend("mujoco", model=args.model, num_envs=args.num_envs,
+                        progress=False) as sim:
+        ctrl = np.zeros((args.num_envs, sim.layout.nu))
+        for _ in range(200):  # warm up
+            sim.step(ctrl)
+        profiler = Profiler(interval=args.interval)
+        with profiler:
+            for _ in range(args.steps):
+                sim.step(ctrl)
+    session = profiler.last_session
+    assert session is not None
+    per_step = session.duration / args.steps * 1e6
+    print(f"{args.steps} steps of {args.model} x{args.num_envs}: {per_step:.1f} µs per step "
+          f"under the profiler")
+    print(profiler.output_text(unicode=True, color=False, show_all=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""Stepping loops timed where they run, on any interpreter (Python 3.8+).
+
+The host imports ``InProcessMujoco`` and ``timed_rate`` directly; for another interpreter
+(Python 3.8's MuJoCo 3.2, EnvPool's own venv) it runs this file as a server that reads one
+JSON request per line on stdin and answers one JSON line on stdout:
+
+    {"op": "make", "system": "mujoco" | "envpool", "num_envs": N, ...} -> {"ok": true, ...}
+    {"op": "measure", "budget": seconds}                               -> {"rate": r, ...}
+    {"op": "close"}                                                    -> {"ok": true}
+"""
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+CTRL_SETS = 4  # distinct random control arrays, cycled
+
+
+def timed_rate(step, num_envs, budget, min_steps=2):
+    """env-steps/s of ``step()`` over at least ``budget`` seconds, after one warm-up step.
+
+    The warm-up absorbs the wake-up of threads or processes that slept while another
+    system was being measured.
+    """
+    step()
+    steps = 0
+    start = time.perf_counter()
+    while True:
+        step()
+        steps += 1
+        elapsed = time.perf_counter() - start
+        if steps >= min_steps and elapsed >= budget:
+            return num_envs * steps / elapsed, steps
+
+
+def random_controls(num_envs, ctrl_range, seed=0):
+    """``CTRL_SETS`` arrays of (num_envs, nu) uniform in the actuators' ranges."""
+    low, high = np.asarray(ctrl_range, dtype=np.float64).T
+    rng = np.random.default_rng(seed)
+    return rng.uniform(low, high, size=(CTRL_SETS, num_envs, len(low)))
+
+
+class InProcessMujoco:
+    """What the unisim worker does, in this process: ``mujoco.batch`` if present, else a
+    loop over one MjData per env. State is read through views, never copied."""
+
+    def __init__(self, model_path, num_envs, keyframe=None, substeps=5):
+        import mujoco
+
+        self.mujoco = mujoco
+        self.model = mujoco.MjModel.from_xml_path(model_path)
+        self.num_envs = num_envs
+        self.substeps = substeps
+        key = -1 if keyframe is None else mujoco.mj_name2id(
+            self.model, mujoco.mjtObj.mjOBJ_KEY, keyframe)
+        self.controls = random_controls(num_envs, self.model.actuator_ctrlrange)
+        self.count = 0
+        try:
+            import mujoco.batch
+        except ImportError:
+            self.kind = "MjData loop"
+            self.datas = [mujoco.MjData(self.model) for _ in range(num_envs)]
+            for data in self.datas:
+                if key >= 0:
+                    mujoco.mj_resetDataKeyframe(self.model, data, key)
+                mujoco.mj_forward(self.model, data)
+            self.step = self._step_loop
+        else:
+            self.kind = "mujoco.batch"
+            self.batch = mujoco.batch.Batch(self.model, nsim=num_envs,
+                                            nthread=os.cpu_count() or 1)
+            self.batch.reset(np.arange(num_envs), keyframe=key, stage=0)
+            self.batch.forward()
+            self.ctrl = self.batch.bind("ctrl")
+            self.step = self._step_batch
+
+    def _next_controls(self):
+        self.count += 1
+        return self.controls[self.count % CTRL_SETS]
+
+    def _step_batch(self):
+        self.ctrl[:] = self._next_controls()
+        self.batch.step(nstep=self.substeps)
+
+    def _step_loop(self):
+        mj_step, model, substeps = self.mujoco.mj_step, self.model, self.substeps
+        controls = self._next_controls()
+        for i, data in enumerate(self.datas):
+            data.ctrl[:] = controls[i]
+            mj_step(model, data, substeps)
+
+    def close(self):
+        self.batch = self.datas = None
+
+
+class EnvPoolSystem:
+    """EnvPool's synchronous step of a whole batch (``batch_size == num_envs``)."""
+
+    def __init__(self, task, num_envs, num_threads):
+        import envpool
+
+        self.env = envpool.make(task, env_type="gymnasium", num_envs=num_envs,
+                                batch_size=num_envs, num_threads=num_threads)
+        self.env.reset()
+        space = self.env.action_space
+        self.controls = random_controls(num_envs, np.stack([space.low, space.high], axis=1))
+        self.num_envs = num_envs
+        self.count = 0
+        self.kind = f"envpool {envpool.__version__}, {num_threads} threads"
+
+    def step(self):
+        self.count += 1
+        self.env.step(self.controls[self.count % CTRL_SETS])
+
+    def close(self):
+        self.env.close()
+
+
+def make(request):
+    if request["system"] == "mujoco":
+        return InProcessMujoco(request["model"], request["num_envs"], request.get("keyframe"),
+                               request["substeps"])
+    if request["system"] == "envpool":
+        return EnvPoolSystem(request["task"], request["num_envs"], request["num_threads"])
+    raise ValueError(f"unknown system {request['system']!r}")
+
+
+def serve(stdin, stdout):
+    system = None
+    for line in stdin:
+        request = json.loads(line)
+        op = request["op"]
+        try:
+            if op == "make":
+                if system is not None:
+                    system.close()
+                system = make(request)
+                reply = {"ok": True, "kind": system.kind}
+            elif op == "measure":
+                rate, steps = timed_rate(system.step, system.num_envs, request["budget"])
+                reply = {"rate": rate, "steps": steps}
+            elif op == "close":
+                if system is not None:
+                    system.close()
+                system = None
+                reply = {"ok": True}
+            else:
+                raise ValueError(f"unknown op {op!r}")
+        except Exception as exc:  # reported to the host, which prints it in the table
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
+        stdout.write(json.dumps(reply) + "\n")
+        stdout.flush()
+
+
+if __name__ == "__main__":
+    # Replies go to a private copy of fd 1; C-library prints land on stderr instead.
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    serve(sys.stdin, replies)

@@ -1,0 +1,388 @@
+"""unisim's benchmark suite: every figure of one run, side by side, with paired ratios.
+
+    .venv/bin/python benchmarks/suite.py [--quick] [--json FILE] [--plot FILE]
+
+Prints markdown tables: round-trip latency against the raw pipe floor, spawn-to-first-step,
+env-steps/s of the bundled quadruped against in-process MuJoCo and gymnasium, gymnasium's
+Ant against EnvPool's Ant-v4, pipe bytes per step, and the targets of issue 5 met or
+missed. ``--quick`` runs everything small (for CI: it must run, its figures mean little).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import mujoco
+import numpy as np
+from latency import STEP_FRAME, PipeFloor, cartpole, trips
+from measure import bytes_per_step, interleaved, paired_ratio, percentile
+from plot import plot_throughput
+from systems import (
+    HOST_PYTHON,
+    SUBSTEPS,
+    GymVector,
+    InProcess,
+    Remote,
+    RemoteRunner,
+    System,
+    Unisim,
+    backend_supports,
+    envpool_python,
+    python38,
+)
+
+import unisim
+
+HOST = f"{sys.version_info.major}.{sys.version_info.minor}"
+QUADRUPED = str(unisim.models.path("quadruped"))
+NOT_HERE = "n/a (not on this branch)"
+POOL_K = 2
+ASYNC = "gymnasium AsyncVectorEnv(shared_memory=True)"
+SYNC = "gymnasium SyncVectorEnv"
+INPROC = f"in-process {HOST}, MuJoCo {mujoco.__version__}"
+INPROC38 = "in-process 3.8, MuJoCo 3.2 (MjData loop)"
+WORKER, WORKER38 = f"unisim worker {HOST}", "unisim worker 3.8"
+POOL, POOL38 = f"unisim pool K={POOL_K}, {HOST}", f"unisim pool K={POOL_K}, 3.8"
+ENVPOOL = f"EnvPool Ant-v4 ({os.cpu_count()} threads)"
+ANT_ASYNC, ANT_INPROC = f"{ASYNC}, ant.xml", f"in-process {HOST}, ant.xml"
+ANT_WORKER, ANT_WORKER38 = f"{WORKER}, ant.xml", f"{WORKER38}, ant.xml"
+
+
+class Settings:
+    def __init__(self, quick: bool) -> None:
+        self.quick = quick
+        self.reps = 2 if quick else 5
+        self.budget = 0.05 if quick else 0.4
+        self.trips = 200 if quick else 2000
+        self.latency_reps = 2 if quick else 7
+        self.spawns = 1 if quick else 3
+        self.sizes = [16, 256] if quick else [16, 256, 1024, 4096]
+        self.ant_sizes = [8] if quick else [8, 64]
+        self.async_max = 16  # AsyncVectorEnv is one process per env: 2 cores, 24 GiB
+        self.sync_max = 256 if quick else 1024
+        self.bytes_steps = 10 if quick else 50
+
+
+def table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    print(f"\n### {title}\n")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    sys.stdout.flush()
+
+
+# -- latency -------------------------------------------------------------------------------
+
+def latency(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]) -> None:
+    """Interleaved blocks of round trips: floor, unisim step, unisim ping (, doorbell step)."""
+    doorbell = backend_supports("doorbell")
+    calls: dict[str, tuple[str, Callable[[], object]]] = {}  # label -> (floor label, call)
+    closers: list[Callable[[], None]] = []
+    try:
+        for tag, python in interpreters.items():
+            floor = PipeFloor(python)
+            closers.append(floor.close)
+            floor_label = f"raw pipe floor, {HOST} <-> {tag} ({STEP_FRAME} B frames)"
+            calls[floor_label] = (floor_label, floor.trip)
+            sim = cartpole(python)
+            closers.append(sim.close)
+            calls[f"unisim step, cartpole x1, worker {tag}"] = (floor_label, sim.step)
+            calls[f"unisim ping, worker {tag}"] = (floor_label, sim.ping)
+            if doorbell:
+                bell = cartpole(python, doorbell=True)
+                closers.append(bell.close)
+                calls[f"unisim step with doorbell, worker {tag}"] = (floor_label, bell.step)
+        samples: dict[str, list[float]] = {label: [] for label in calls}
+        p50s: dict[str, list[float]] = {label: [] for label in calls}
+        for _ in range(cfg.latency_reps):
+            for label, (_, call) in calls.items():
+                block = trips(call, cfg.trips)
+                samples[label] += block
+                p50s[label].append(statistics.median(block))
+    finally:
+        for close in reversed(closers):
+            close()
+    rows, record = [], {}
+    for label, (floor_label, _) in calls.items():
+        ratio = paired_ratio(p50s[label], p50s[floor_label])
+        p50, p99 = statistics.median(samples[label]), percentile(samples[label], 99)
+        record[label] = {"p50_us": p50 * 1e6, "p99_us": p99 * 1e6, "ratio_to_floor": ratio}
+        rows.append([label, f"{p50 * 1e6:.1f}", f"{p99 * 1e6:.1f}",
+                     "1 (floor)" if label == floor_label else f"{ratio:.2f}x"])
+    if not doorbell:
+        rows.append(["unisim step with doorbell", NOT_HERE, "", ""])
+    results["latency"] = record
+    table(f"Round trips ({cfg.latency_reps} interleaved blocks of {cfg.trips}; ratio = median "
+          "of per-block p50 ratios)", ["", "p50 µs", "p99 µs", "vs floor"], rows)
+
+
+# -- spawn ----------------------------------------------------------------------------------
+
+def spawn(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]) -> None:
+    """Backend construction plus the first step, fresh worker each time."""
+    cases = {"cartpole x1": ("cartpole", 1, None), "quadruped x1024": ("quadruped", 1024, "stand")}
+    rows, record = [], {}
+    for tag, python in interpreters.items():
+        row = [f"worker {tag}"]
+        for case, (model, num_envs, key) in cases.items():
+            times = []
+            for _ in range(cfg.spawns):
+                start = time.perf_counter()
+                with unisim.Backend("mujoco", model=model, num_envs=num_envs, keyframe=key,
+                                    python=python, progress=False) as sim:
+                    sim.step()
+                    times.append(time.perf_counter() - start)
+            record[f"{tag} {case}"] = statistics.median(times)
+            row.append(f"{statistics.median(times) * 1e3:.0f}")
+        rows.append(row)
+    results["spawn_s"] = record
+    table(f"Spawn to first step (median of {cfg.spawns}; ms)",
+          ["", *(f"{case} ms" for case in cases)], rows)
+
+
+# -- throughput -----------------------------------------------------------------------------
+
+Factory = Callable[[int], System]
+
+
+def throughput(title: str, cfg: Settings, sizes: list[int],
+               factories: dict[str, Factory | str], references: dict[str, str],
+               limits: dict[str, int], results: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Rates of every system at every size; a ``str`` factory is a reason it cannot run.
+
+    Each row is paired with ``references[row]`` (or ``references["*"]``) for its ratio.
+    """
+    per_size: dict[int, dict[str, Any]] = {}
+    for n in sizes:
+        systems: dict[str, System] = {}
+        skipped: dict[str, str] = {}
+        try:
+            for name, factory in factories.items():
+                if isinstance(factory, str):
+                    skipped[name] = factory
+                elif n > limits.get(name, n):
+                    skipped[name] = f"n/a (N > {limits[name]})"
+                else:
+                    try:
+                        systems[name] = factory(n)
+                    except Exception as exc:  # shown in the table, never hidden
+                        skipped[name] = f"failed: {type(exc).__name__}: {exc}"[:120]
+            rates = interleaved(systems, cfg.reps, cfg.budget)
+            traffic = {name: bytes_per_step(s.worker_pids, s.step, cfg.bytes_steps)  # type: ignore[attr-defined]
+                       for name, s in systems.items() if isinstance(s, Unisim)}
+        finally:
+            for system in systems.values():
+                system.close()
+        per_size[n] = {"rates": rates, "skipped": skipped, "bytes": traffic}
+    def reference(name: str) -> str:
+        return references.get(name, references["*"])
+
+    results[title] = {
+        str(n): {"rates": d["rates"],
+                 "median_rate": {k: statistics.median(v) for k, v in d["rates"].items()},
+                 "ratio_to_reference": {k: paired_ratio(v, d["rates"][reference(k)])
+                                        for k, v in d["rates"].items()
+                                        if reference(k) in d["rates"]},
+                 "skipped": d["skipped"],
+                 "bytes_per_step": {k: {"read": r, "written": w}
+                                    for k, (r, w) in d["bytes"].items()}}
+        for n, d in per_size.items()}
+    rows = []
+    for name in factories:
+        row = [name]
+        for n in sizes:
+            d = per_size[n]
+            if name in d["skipped"]:
+                row.append(d["skipped"][name])
+                continue
+            rate = statistics.median(d["rates"][name])
+            ref = reference(name)
+            ratio = (f" ({paired_ratio(d['rates'][name], d['rates'][ref]):.2f}x)"
+                     if ref in d["rates"] and name != ref else "")
+            row.append(f"{rate:,.0f}{ratio}")
+        rows.append(row)
+    notes = "; ".join(f"{k if k != '*' else 'others'} to {v}" for k, v in references.items())
+    table(f"{title}: env-steps/s, median of {cfg.reps} interleaved repetitions (median paired "
+          f"ratio: {notes})", ["", *(f"N={n}" for n in sizes)], rows)
+    return per_size
+
+
+def pipe_bytes(per_size: dict[int, dict[str, Any]], sizes: list[int]) -> None:
+    names = list(dict.fromkeys(k for n in sizes for k in per_size[n]["bytes"]))
+    rows = []
+    for name in names:
+        row = [name]
+        for n in sizes:
+            got = per_size[n]["bytes"].get(name)
+            row.append("" if got is None else f"{got[1]:.0f} / {got[0]:.0f}")
+        rows.append(row)
+    table("Pipe bytes per step, written / read by the worker(s) (/proc/<pid>/io wchar, rchar)",
+          ["", *(f"N={n}" for n in sizes)], rows)
+
+
+def quadruped_systems(py38: str | None, loop38: RemoteRunner | None,
+                      ) -> dict[str, Factory | str]:
+    pool = backend_supports("workers")
+    missing38 = "n/a (no Python 3.8: set UNISIM_PY38)"
+    return {
+        # gymnasium first: AsyncVectorEnv forks, and should not inherit the others' pipes
+        ASYNC: lambda n: GymVector(QUADRUPED, n, "stand", asynchronous=True),
+        SYNC: lambda n: GymVector(QUADRUPED, n, "stand", asynchronous=False),
+        INPROC: lambda n: InProcess(QUADRUPED, n, "stand"),
+        WORKER: lambda n: Unisim(QUADRUPED, n, "stand"),
+        POOL: (lambda n: Unisim(QUADRUPED, n, "stand", workers=POOL_K)) if pool else NOT_HERE,
+        INPROC38: (lambda n: Remote(loop38, n, system="mujoco", model=QUADRUPED,
+                                    keyframe="stand", substeps=SUBSTEPS))
+        if loop38 else missing38,
+        WORKER38: (lambda n: Unisim(QUADRUPED, n, "stand", python=py38)) if py38 else missing38,
+        POOL38: (lambda n: Unisim(QUADRUPED, n, "stand", python=py38, workers=POOL_K))
+        if pool and py38 else NOT_HERE if not pool else missing38,
+    }
+
+
+def ant_systems(py38: str | None, envpool: RemoteRunner | str) -> dict[str, Factory | str]:
+    import gymnasium
+
+    ant = str(Path(gymnasium.__file__).parent / "envs/mujoco/assets/ant.xml")
+    return {
+        ANT_ASYNC: lambda n: GymVector(ant, n, None, asynchronous=True),
+        ENVPOOL: (lambda n: Remote(envpool, n, system="envpool", task="Ant-v4",
+                                   num_threads=os.cpu_count()))
+        if isinstance(envpool, RemoteRunner) else envpool,
+        ANT_INPROC: lambda n: InProcess(ant, n, None),
+        ANT_WORKER: lambda n: Unisim(ant, n, None),
+        ANT_WORKER38: (lambda n: Unisim(ant, n, None, python=py38))
+        if py38 else "n/a (no Python 3.8)",
+    }
+
+
+# -- targets --------------------------------------------------------------------------------
+
+def targets(results: dict[str, Any], cfg: Settings) -> None:
+    """Issue 5's targets, each met or missed by how much, from this run's own figures."""
+    rows: list[list[str]] = []
+
+    def add(target: str, value: float | None, limit: float, higher: bool, unit: str,
+            source: str) -> None:
+        if value is None:
+            rows.append([target, "not measured", source])
+            return
+        met = value >= limit if higher else value <= limit
+        verdict = "met" if met else f"missed by {abs(value / limit - 1) * 100:.0f}%"
+        rows.append([target, f"{value:.2f}{unit} ({verdict})", source])
+
+    def ratio(section: str, n: int, a: str, b: str) -> float | None:
+        """Median paired ratio of rows a and b (or of the best unisim row for 'unisim')."""
+        rates = results.get(section, {}).get(str(n), {}).get("rates", {})
+        if a == "unisim":
+            names = [k for k in rates if k.startswith("unisim")]
+            a = max(names, key=lambda k: statistics.median(rates[k]), default="")
+        return paired_ratio(rates[a], rates[b]) if a in rates and b in rates else None
+
+    lat = results.get("latency", {})
+    for label, rec in lat.items():
+        if label.startswith("unisim step, cartpole"):
+            add("step round trip <= 1.2x raw pipe floor", rec["ratio_to_floor"], 1.2, False,
+                "x", label)
+        if label.startswith("unisim step with doorbell"):
+            add("step p50 <= 10 µs with the doorbell", rec["p50_us"], 10.0, False, " µs", label)
+    if not any(k.startswith("unisim step with doorbell") for k in lat):
+        rows.append(["step p50 <= 10 µs with the doorbell", NOT_HERE, ""])
+    for n, limit in ((1024, 0.95), (16, 0.8)):
+        if n in cfg.sizes:
+            add(f"out-of-process / in-process >= {limit} at N={n}",
+                ratio("quadruped", n, WORKER, INPROC), limit, True, "x", f"{WORKER} / {INPROC}")
+            add(f"(same, Python 3.8) >= {limit} at N={n}",
+                ratio("quadruped", n, WORKER38, INPROC38), limit, True, "x",
+                f"{WORKER38} / {INPROC38}")
+    for n in cfg.sizes:
+        if backend_supports("workers"):
+            add(f"worker pool K=2 >= 1.7x K=1 at N={n}", ratio("quadruped", n, POOL38, WORKER38),
+                1.7, True, "x", f"{POOL38} / {WORKER38}")
+    if not backend_supports("workers"):
+        rows.append(["worker pool K=2 >= 1.7x K=1", NOT_HERE, ""])
+    add(">= 3x gymnasium AsyncVectorEnv at N=16", ratio("quadruped", 16, "unisim", ASYNC),
+        3.0, True, "x", "best unisim row / AsyncVectorEnv, quadruped")
+    add(">= 3x gymnasium AsyncVectorEnv at N=8", ratio("ant", 8, "unisim", ANT_ASYNC),
+        3.0, True, "x", "best unisim row / AsyncVectorEnv, ant.xml")
+    for n in cfg.ant_sizes:
+        add(f">= EnvPool Ant-v4 at N={n}", ratio("ant", n, "unisim", ENVPOOL), 1.0, True, "x",
+            "best unisim row / EnvPool, ant.xml")
+    first, last = cfg.sizes[0], cfg.sizes[-1]
+    for name in (WORKER, WORKER38):
+        traffic = [results.get("quadruped", {}).get(str(n), {}).get("bytes_per_step", {})
+                   .get(name) for n in (first, last)]
+        if all(traffic):
+            totals = [t["read"] + t["written"] for t in traffic]
+            ok = totals[0] == totals[1] and max(totals) <= 256
+            rows.append([f"pipe bytes/step equal at N={first} and N={last}, <= 256 B",
+                         f"{totals[0]:.0f} B and {totals[1]:.0f} B read+written "
+                         f"({'met' if ok else 'missed'})", name])
+    table("Targets of issue 5 (this run)", ["target", "measured", "from"], rows)
+
+
+# -- main -----------------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small and short, for CI")
+    parser.add_argument("--json", type=Path, help="write every figure to this file")
+    parser.add_argument("--plot", type=Path, help="PNG of env-steps/s against N "
+                        "(default: docs/benchmarks-throughput.png; a temp file with --quick)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    cfg = Settings(args.quick)
+    started = time.perf_counter()
+    py38 = python38()
+    interpreters = {HOST: HOST_PYTHON, **({"3.8": py38} if py38 else {})}
+    print(f"unisim benchmark suite{' --quick' if cfg.quick else ''}: {os.cpu_count()} CPUs "
+          f"({platform.machine()}), Python {platform.python_version()}, MuJoCo "
+          f"{mujoco.__version__}, numpy {np.__version__}; 3.8 worker: {py38 or 'none'}; "
+          f"{time.strftime('%Y-%m-%d %H:%M %Z')}")
+    results: dict[str, Any] = {"quick": cfg.quick}
+    latency(cfg, interpreters, results)
+    spawn(cfg, interpreters, results)
+    runners: list[RemoteRunner] = []
+    try:
+        loop38 = RemoteRunner(py38) if py38 else None
+        runners += [loop38] if loop38 else []
+        quad = throughput("quadruped", cfg, cfg.sizes, quadruped_systems(py38, loop38),
+                          {"*": INPROC, WORKER38: INPROC38, POOL38: WORKER38},
+                          {ASYNC: cfg.async_max, SYNC: cfg.sync_max}, results)
+        pipe_bytes(quad, cfg.sizes)
+        envpool_py = envpool_python()
+        envpool: RemoteRunner | str = (
+            RemoteRunner(envpool_py) if envpool_py
+            else "n/a (no .venv-envpool: `make .venv-envpool/.installed`)")
+        runners += [envpool] if isinstance(envpool, RemoteRunner) else []
+        throughput("ant", cfg, cfg.ant_sizes, ant_systems(py38, envpool), {"*": ENVPOOL},
+                   {ANT_ASYNC: cfg.async_max}, results)
+    finally:
+        for runner in runners:
+            runner.close()
+    targets(results, cfg)
+    plot_path = args.plot or (
+        Path(tempfile.mkdtemp()) / "throughput.png" if cfg.quick
+        else Path(__file__).resolve().parent.parent / "docs/benchmarks-throughput.png")
+    plot_throughput(results, plot_path)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    print(f"\nplot: {plot_path}; whole run {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
