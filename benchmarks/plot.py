@@ -9,6 +9,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib import ticker
 
 
 def plot_throughput(results: dict[str, Any], path: Path) -> None:
@@ -22,8 +23,12 @@ def plot_throughput(results: dict[str, Any], path: Path) -> None:
                             if name in d["median_rate"])
             xs, ys = zip(*points, strict=True)
             ax.plot(xs, ys, marker="o", label=name)
+        sizes = sorted(int(n) for n in by_size)
         ax.set(xscale="log", yscale="log", xlabel="N (parallel envs)", ylabel="env-steps/s",
-               title=title)
+               title=title, xticks=sizes, xticklabels=[str(n) for n in sizes])
+        ax.xaxis.set_minor_locator(ticker.NullLocator())
+        ax.yaxis.set_major_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
+        ax.yaxis.set_minor_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     figure.tight_layout()
