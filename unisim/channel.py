@@ -1,13 +1,14 @@
-"""Request/reply over the worker's pipes, with deadlines and typed failures.
+"""Request/reply over one worker's pipes, with deadlines and typed failures.
 
-One request is in flight at a time (a lock serialises threads). Every failure of the
-transport leaves the channel dead with a recorded cause; the worker is killed then, so
-no late reply can ever be read as the answer to a later request.
+One request is in flight per channel; ``send`` and ``wait`` are separate so that a pool
+can send to every worker before it waits for any. Callers serialise threads (the
+backend holds a lock). Every transport failure leaves the channel dead with a recorded
+cause and the worker killed, so no late reply can be read as the answer to a later
+request.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -28,33 +29,40 @@ class Channel:
         self._reader = protocol.FrameReader(process.stdout_fd)
         self._writer = protocol.FrameWriter(process.stdin_fd)
         self._watchdog = Watchdog(process.kill, name=f"unisim-watchdog-{process.pid}")
-        self._lock = threading.Lock()
         self._next_id = 1
-        self._timeout = 0.0
-        self._pending: tuple[int, int, float] | None = None  # interrupted request
+        self._pending: tuple[int, int, float] | None = None  # sent, reply not yet read
         self.dead: BaseException | None = None
 
     def hello(self, timeout: float) -> dict[str, Any]:
         """Wait for the worker's unsolicited HELLO frame."""
-        with self._lock:
-            self._check_alive()
-            kind, _, _, payload = self._read(timeout, "the handshake")
-            if kind != Kind.HELLO:
-                raise self._fail(ProtocolError(
-                    f"expected HELLO from the worker, got {protocol.describe(kind, None)}"))
-            return payload
+        self._check_alive()
+        kind, _, _, payload = self._read(timeout, "the handshake")
+        if kind != Kind.HELLO:
+            raise self._fail(ProtocolError(
+                f"expected HELLO from the worker, got {protocol.describe(kind, None)}"))
+        return payload
 
     def request(self, command: int, payload: dict[str, Any], timeout: float,
                 on_progress: Progress | None = None) -> dict[str, Any]:
         """Send one request and return its reply payload (raises a typed error otherwise)."""
-        with self._lock:
-            self._check_alive()
-            if self._pending is not None:
-                self._finish_interrupted()
-            request_id = self._next_id
-            self._next_id += 1
-            self._send(protocol.pack(Kind.REQUEST, request_id, command, payload), timeout)
-            return self._await(request_id, command, timeout, on_progress)
+        self.send(command, payload, timeout)
+        return self.wait(on_progress)
+
+    def send(self, command: int, payload: dict[str, Any], timeout: float) -> None:
+        """Send a request; its deadline starts now. ``wait`` collects the reply."""
+        self._check_alive()
+        if self._pending is not None:  # a wait interrupted by e.g. KeyboardInterrupt
+            self.wait()
+        request_id = self._next_id
+        self._next_id += 1
+        self._send(protocol.pack(Kind.REQUEST, request_id, command, payload), timeout)
+        self._pending = (request_id, command, timeout)
+
+    def wait(self, on_progress: Progress | None = None) -> dict[str, Any]:
+        """The reply payload of the request in flight."""
+        assert self._pending is not None, "wait() without send()"
+        request_id, command, timeout = self._pending
+        return self._await(request_id, command, timeout, on_progress)
 
     def _send(self, frame: bytes, timeout: float) -> None:
         self._watchdog.arm(timeout)
@@ -70,7 +78,6 @@ class Channel:
     def _await(self, request_id: int, command: int, timeout: float,
                on_progress: Progress | None) -> dict[str, Any]:
         name = protocol.COMMAND_NAMES.get(command, str(command))
-        self._pending = (request_id, command, timeout)
         while True:
             kind, reply_id, _, payload = self._read(timeout, name)
             if reply_id != request_id:
@@ -107,12 +114,6 @@ class Channel:
                 f"corrupt frame from the worker during {waiting_for}: {exc}")) from None
         finally:
             self._watchdog.disarm()
-
-    def _finish_interrupted(self) -> None:
-        """Collect the reply of a request whose wait was interrupted (e.g. Ctrl-C)."""
-        assert self._pending is not None
-        request_id, command, timeout = self._pending
-        self._await(request_id, command, timeout, None)
 
     def _died(self, when: str, timeout: float) -> BaseException:
         process = self.process

@@ -68,14 +68,15 @@ class Arena:
             for spec in self.specs
         }
 
-    def declaration(self) -> dict[str, object]:
-        """What the worker needs to map the arena (sent in ATTACH)."""
+    def declaration(self, rows: range | None = None) -> dict[str, object]:
+        """What a worker needs to map its ``rows`` of every slot (sent in ATTACH)."""
+        rows = range(self.rows) if rows is None else rows
         return {
             "name": self.name,
             "size": self.size,
             "slots": [
-                {"name": s.name, "dtype": s.dtype, "shape": [self.rows, *s.shape],
-                 "offset": self.offsets[s.name]}
+                {"name": s.name, "dtype": s.dtype, "shape": [len(rows), *s.shape],
+                 "offset": self.offsets[s.name] + rows.start * s.nbytes(1)}
                 for s in self.specs
             ],
         }
