@@ -23,8 +23,10 @@ from .layout import Layout
 from .pool import WorkerPool, default_workers, split_rows
 from .progress import ProgressBar
 from .slots import Arena, reap_orphans
+from .stepping import DoorbellStepping, PipeStepping, Stepping
 
 Command = protocol.Command
+bell = protocol.doorbell
 SHUTDOWN_TIMEOUT = 5.0
 
 
@@ -42,7 +44,8 @@ class Backend:
                  num_envs: int = 1, *, python: str | Path | None = None,
                  workers: int | None = None, timeout: float = 60.0,
                  init_timeout: float | None = None, keyframe: str | None = None,
-                 options: dict[str, Any] | None = None, progress: bool = True) -> None:
+                 options: dict[str, Any] | None = None, progress: bool = True,
+                 doorbell: bool = True) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
@@ -75,10 +78,16 @@ class Backend:
             finally:
                 bar.close()
             self.layout = Layout.from_replies(replies)
-            arena = self._resources.arena = Arena(self.layout.slots, self.num_envs)
-            self._pool.call(Command.ATTACH, lambda m: {"arena": arena.declaration(m.rows)},
+            arena = self._resources.arena = Arena(self.layout.slots, self.num_envs,
+                                                  lines=len(rows))
+            index = {id(m): k for k, m in enumerate(self._pool.members)}
+            self._pool.call(Command.ATTACH,
+                            lambda m: {"arena": arena.declaration(m.rows, index[id(m)])},
                             self.timeout)
             arena.unlink()
+            self._stepping: Stepping = (
+                DoorbellStepping(self._pool, arena.doorbells) if doorbell and bell.AVAILABLE
+                else PipeStepping(self._pool))
         except BaseException:
             self.close()
             raise
@@ -153,15 +162,11 @@ class Backend:
         self._check_open()
         if ctrl is not None:
             _write(self._ctrl, ctrl, "ctrl")
-        if substeps == 1:
-            payload: dict[str, Any] = {}
-        elif isinstance(substeps, int | np.integer) and not isinstance(substeps, bool) \
-                and substeps >= 1:
-            payload = {"substeps": int(substeps)}
-        else:
+        if substeps != 1 and (not isinstance(substeps, int | np.integer)
+                              or isinstance(substeps, bool) or substeps < 1):
             raise ValueError(f"substeps must be a positive int, got {substeps!r}")
         with self._lock:
-            self._pool.call(Command.STEP, payload, self.timeout)
+            self._stepping.step(int(substeps), self.timeout)
 
     def reset(self, env_ids: Any = None, qpos: Any = None, qvel: Any = None) -> None:
         """Reset envs ``env_ids`` (all if None) to ``qpos``/``qvel`` or the initial state."""

@@ -32,6 +32,7 @@ class Channel:
         self._next_id = 1
         self._pending: tuple[int, int, float] | None = None  # sent, reply not yet read
         self.dead: BaseException | None = None
+        self.bell: Any = None  # protocol.doorbell.Line once the worker waits on it
 
     def hello(self, timeout: float) -> dict[str, Any]:
         """Wait for the worker's unsolicited HELLO frame."""
@@ -53,10 +54,23 @@ class Channel:
         self._check_alive()
         if self._pending is not None:  # a wait interrupted by e.g. KeyboardInterrupt
             self.wait()
-        request_id = self._next_id
-        self._next_id += 1
+        request_id = self.reserve_id()
         self._send(protocol.pack(Kind.REQUEST, request_id, command, payload), timeout)
         self._pending = (request_id, command, timeout)
+        if self.bell is not None:  # the worker sleeps on its doorbell, not on the pipe
+            self.bell.words[protocol.doorbell.COMMAND] = protocol.doorbell.CMD_PIPE
+            self.bell.publish(protocol.doorbell.REQUEST, request_id,
+                              protocol.doorbell.WORKER_WAITING)
+
+    def reserve_id(self) -> int:
+        """A fresh request id (the doorbell path numbers its requests from the same space)."""
+        request_id = self._next_id
+        self._next_id += 1
+        return request_id
+
+    def collect(self, request_id: int, command: int, timeout: float) -> dict[str, Any]:
+        """Read the pipe frames answering ``request_id`` (the doorbell's error path)."""
+        return self._await(request_id, command, timeout, None)
 
     def wait(self, on_progress: Progress | None = None) -> dict[str, Any]:
         """The reply payload of the request in flight."""
@@ -70,7 +84,7 @@ class Channel:
             self._writer.write(frame)
         except BrokenPipeError:
             self._watchdog.disarm()
-            raise self._died("while the host was sending a request", timeout) from None
+            raise self.died("while the host was sending a request", timeout) from None
         except BaseException as exc:  # a partial frame leaves the stream unusable
             self._watchdog.disarm()
             raise self._fail(ProtocolError(f"sending a request was interrupted: {exc!r}")) from exc
@@ -106,18 +120,19 @@ class Channel:
             message: Message = protocol.unpack(self._reader.read())
             return message
         except (protocol.StreamClosed, OSError):
-            raise self._died(f"during {waiting_for}", timeout) from None
+            raise self.died(f"during {waiting_for}", timeout) from None
         except (protocol.FrameError, protocol.MessageError, protocol.WireTypeError) as exc:
             if self._watchdog.fired:
-                raise self._died(f"during {waiting_for}", timeout) from None
+                raise self.died(f"during {waiting_for}", timeout) from None
             raise self._fail(ProtocolError(
                 f"corrupt frame from the worker during {waiting_for}: {exc}")) from None
         finally:
             self._watchdog.disarm()
 
-    def _died(self, when: str, timeout: float) -> BaseException:
+    def died(self, when: str, timeout: float, timed_out: bool = False) -> BaseException:
+        """The typed error for a worker found dead (or overdue) ``when``; kills it."""
         process = self.process
-        if self._watchdog.fired:
+        if timed_out or self._watchdog.fired:
             process.reap(grace=0.0)
             error: BaseException = WorkerTimeout(
                 f"worker (pid {process.pid}) did not answer within {timeout:g} s {when}; "

@@ -64,8 +64,7 @@ class WorkerPool:
         ``payload`` may be a function of the member. If any member fails, every other
         reply is still collected; a dead member takes the whole pool down.
         """
-        if self.dead is not None:
-            raise BackendDead(f"the backend's worker is dead: {self.dead}") from self.dead
+        self.check_alive()
         targets = self.members if members is None else members
         for member in targets:
             body = payload(member) if callable(payload) else payload
@@ -82,10 +81,18 @@ class WorkerPool:
             except UnisimError as exc:
                 failure = failure or exc
         if failure is not None:
-            if not (isinstance(failure, RemoteError) and self.dead is None):
-                self.kill()
+            self.after_failure(failure)
             raise failure
         return replies
+
+    def check_alive(self) -> None:
+        if self.dead is not None:
+            raise BackendDead(f"the backend's worker is dead: {self.dead}") from self.dead
+
+    def after_failure(self, failure: BaseException) -> None:
+        """Keep the pool after a plain remote error; kill every worker after anything else."""
+        if not (isinstance(failure, RemoteError) and self.dead is None):
+            self.kill()
 
     def kill(self) -> None:
         for member in self.members:

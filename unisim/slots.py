@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from unisim.protocol import doorbell
+
 SHM_DIR = Path("/dev/shm")
 PREFIX = "unisim-"
 ALIGN = 64  # a cache line: rows of different slots never share one
@@ -37,11 +39,13 @@ class SlotSpec:
 class Arena:
     """A mapped segment and the numpy views of its slots."""
 
-    def __init__(self, specs: Iterable[SlotSpec], rows: int) -> None:
+    def __init__(self, specs: Iterable[SlotSpec], rows: int, lines: int = 0) -> None:
+        """``lines`` extra 64-byte control lines (doorbells) precede the slots."""
         self.specs = list(specs)
         self.rows = rows
+        self.lines = lines
         offsets: dict[str, int] = {}
-        size = 0
+        size = lines * doorbell.LINE_BYTES
         for spec in self.specs:
             offsets[spec.name] = size
             size += -(-spec.nbytes(rows) // ALIGN) * ALIGN
@@ -67,19 +71,24 @@ class Arena:
                                      ).reshape(rows, *spec.shape)
             for spec in self.specs
         }
+        self.doorbells = [
+            np.frombuffer(self._mmap, dtype="<u4", count=doorbell.WORDS,
+                          offset=k * doorbell.LINE_BYTES) for k in range(lines)
+        ]
 
-    def declaration(self, rows: range | None = None) -> dict[str, object]:
-        """What a worker needs to map its ``rows`` of every slot (sent in ATTACH)."""
+    def declaration(self, rows: range | None = None, line: int | None = None
+                    ) -> dict[str, object]:
+        """What a worker needs to map its ``rows`` of every slot, and its doorbell ``line``."""
         rows = range(self.rows) if rows is None else rows
-        return {
-            "name": self.name,
-            "size": self.size,
-            "slots": [
-                {"name": s.name, "dtype": s.dtype, "shape": [len(rows), *s.shape],
-                 "offset": self.offsets[s.name] + rows.start * s.nbytes(1)}
-                for s in self.specs
-            ],
-        }
+        slots = [
+            {"name": s.name, "dtype": s.dtype, "shape": [len(rows), *s.shape],
+             "offset": self.offsets[s.name] + rows.start * s.nbytes(1)}
+            for s in self.specs
+        ]
+        if line is not None:
+            slots.append({"name": "doorbell", "dtype": "<u4", "shape": [doorbell.WORDS],
+                          "offset": line * doorbell.LINE_BYTES})
+        return {"name": self.name, "size": self.size, "slots": slots}
 
     def unlink(self) -> None:
         """Remove the name; the mappings stay valid until unmapped."""
@@ -92,6 +101,7 @@ class Arena:
         them after close is safe (their data is simply no longer updated)."""
         self.unlink()
         self.views = {}
+        self.doorbells = []
         if self._mmap is not None:
             try:
                 self._mmap.close()

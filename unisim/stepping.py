@@ -1,0 +1,85 @@
+"""How a STEP reaches the workers: pipe frames, or the shared-memory doorbell.
+
+Chosen once, when the backend starts; both send to every worker before waiting for any.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Protocol
+
+import unisim.protocol as protocol
+
+from .pool import WorkerPool
+
+bell = protocol.doorbell
+Command = protocol.Command
+HOST_SPIN = 50e-6  # seconds the host spins for a reply before it sleeps on the futex
+WORKER_SPIN_US = 100.0  # microseconds a worker spins for the next request
+SLICE = 0.02  # seconds between liveness and deadline checks while sleeping
+
+
+class Stepping(Protocol):
+    def step(self, substeps: int, timeout: float) -> None: ...
+
+
+class PipeStepping:
+    """A STEP frame to each worker, then each reply frame."""
+
+    def __init__(self, pool: WorkerPool) -> None:
+        self.pool = pool
+
+    def step(self, substeps: int, timeout: float) -> None:
+        payload: dict[str, Any] = {} if substeps == 1 else {"substeps": substeps}
+        self.pool.call(Command.STEP, payload, timeout)
+
+
+class DoorbellStepping:
+    """Sequence counters in each worker's arena line; no syscall when both sides spin."""
+
+    def __init__(self, pool: WorkerPool, lines: list[Any]) -> None:
+        self.pool = pool
+        self.lines = [bell.Line(words) for words in lines]
+        pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US}, 10.0)
+        for member, line in zip(pool.members, self.lines, strict=True):
+            member.channel.bell = line
+
+    def step(self, substeps: int, timeout: float) -> None:
+        self.pool.check_alive()
+        members = self.pool.members
+        ids = []
+        for member, line in zip(members, self.lines, strict=True):
+            request_id = member.channel.reserve_id()
+            words = line.words
+            words[bell.SUBSTEPS] = substeps
+            words[bell.COMMAND] = bell.CMD_STEP
+            line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
+            ids.append(request_id)
+        deadline = time.monotonic() + timeout
+        failure: BaseException | None = None
+        for member, line, request_id in zip(members, self.lines, ids, strict=True):
+            try:
+                self._await(member, line, request_id, deadline, timeout)
+            except BaseException as exc:
+                failure = failure or exc
+        if failure is not None:
+            self.pool.after_failure(failure)
+            raise failure
+
+    def _await(self, member: Any, line: Any, request_id: int, deadline: float,
+               timeout: float) -> None:
+        channel, process = member.channel, member.process
+
+        def between_slices() -> None:
+            if not process.alive():
+                raise channel.died("during STEP", timeout)
+            if time.monotonic() > deadline:
+                raise channel.died("during STEP", timeout, timed_out=True)
+
+        words = line.words
+        value = int(words[bell.REPLY])
+        while value != request_id:
+            value = line.await_change(bell.REPLY, value, bell.HOST_WAITING, HOST_SPIN, SLICE,
+                                      between_slices)
+        if words[bell.STATUS] == bell.STATUS_ERROR:
+            channel.collect(request_id, Command.STEP, timeout)
