@@ -56,46 +56,73 @@ class Backend:
         self.timeout = float(timeout)
         self._closed = False
         self._lock = threading.Lock()
-        rows = split_rows(self.num_envs, workers or default_workers(self.num_envs))
-        threads = max(1, (os.cpu_count() or 1) // len(rows))
-        spec: dict[str, Any] = {"engine": engine, "keyframe": keyframe, "threads": threads,
-                                "options": options or {}}
+        self._rows = split_rows(self.num_envs, workers or default_workers(self.num_envs))
+        threads = max(1, (os.cpu_count() or 1) // len(self._rows))
+        self._spec: dict[str, Any] = {"engine": engine, "keyframe": keyframe,
+                                      "threads": threads, "options": options or {}}
         if model is not None:
-            spec["model"] = models.resolve(model)
+            self._spec["model"] = models.resolve(model)
+        self._init_timeout = init_timeout or self.timeout
+        self._progress = progress
+        self._doorbell = doorbell
         self.python = resolve_python(python)
         reap_orphans()
-        started = time.perf_counter()
-        self._pool = WorkerPool(self.python, rows)
-        self._resources = _Resources(self._pool)
+        self._resources = _Resources()
         self._finalizer = weakref.finalize(self, self._resources.release)
+        started = time.perf_counter()
         try:
-            self.worker_info = self._handshake(engine)
-            bar = ProgressBar(f"{engine} init", enabled=progress)
-            try:
-                replies = self._pool.call(
-                    Command.INIT, lambda m: {**spec, "num_envs": len(m.rows)},
-                    init_timeout or self.timeout, bar.update)
-            finally:
-                bar.close()
-            self.layout = Layout.from_replies(replies)
-            arena = self._resources.arena = Arena(self.layout.slots, self.num_envs,
-                                                  lines=len(rows))
-            index = {id(m): k for k, m in enumerate(self._pool.members)}
-            self._pool.call(Command.ATTACH,
-                            lambda m: {"arena": arena.declaration(m.rows, index[id(m)])},
-                            self.timeout)
-            arena.unlink()
-            self._stepping: Stepping = (
-                DoorbellStepping(self._pool, arena.doorbells) if doorbell and bell.AVAILABLE
-                else PipeStepping(self._pool))
+            self._start()
         except BaseException:
             self.close()
             raise
         self.startup_seconds = time.perf_counter() - started
+
+    def _start(self) -> None:
+        """Spawn the workers, build the scene, attach the slots (created on first start)."""
+        arena = self._resources.arena
+        pool = self._pool = self._resources.pool = WorkerPool(
+            self.python, self._rows, pass_fds=() if arena is None else (arena.fd,))
+        self.worker_info = self._handshake(self.engine)
+        bar = ProgressBar(f"{self.engine} init", enabled=self._progress)
+        try:
+            replies = pool.call(Command.INIT, lambda m: {**self._spec, "num_envs": len(m.rows)},
+                                self._init_timeout, bar.update)
+        finally:
+            bar.close()
+        layout = Layout.from_replies(replies)
+        if arena is None:
+            self.layout = layout
+            arena = self._resources.arena = Arena(layout.slots, self.num_envs,
+                                                  lines=len(self._rows))
+            views = arena.views
+            self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
+            self._reset_mask = views["reset_mask"]
+        elif layout != self.layout:
+            raise SetupError("the restarted workers report a different layout",
+                             hint="the model or the worker's engine changed on disk")
         self._arena = arena
-        views = arena.views
-        self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
-        self._reset_mask = views["reset_mask"]
+        line = {id(m): k for k, m in enumerate(pool.members)}
+        pool.call(Command.ATTACH,
+                  lambda m: {"arena": arena.declaration(m.rows, line[id(m)])}, self.timeout)
+        arena.unlink()
+        self._stepping: Stepping = (
+            DoorbellStepping(pool, arena.doorbells) if self._doorbell and bell.AVAILABLE
+            else PipeStepping(pool))
+
+    def restart(self) -> None:
+        """Replace the workers (dead or alive) by fresh ones over the same slots.
+
+        Views and tensors taken earlier stay valid; every env is back at its initial state.
+        """
+        with self._lock:
+            if self._closed:
+                raise BackendDead("the backend is closed")
+            self._resources.stop_workers()
+            try:
+                self._start()
+            except BaseException:
+                self._resources.stop_workers()
+                raise
 
     def _handshake(self, engine: str) -> dict[str, Any]:
         try:
@@ -161,11 +188,14 @@ class Backend:
         """Write ``ctrl`` (array-like or tensor, broadcast to ``(num_envs, nu)``) and step."""
         self._check_open()
         if ctrl is not None:
-            _write(self._ctrl, ctrl, "ctrl")
+            ctrl = _as_numpy(ctrl)
         if substeps != 1 and (not isinstance(substeps, int | np.integer)
                               or isinstance(substeps, bool) or substeps < 1):
             raise ValueError(f"substeps must be a positive int, got {substeps!r}")
         with self._lock:
+            self._stepping.settle()
+            if ctrl is not None:
+                _write(self._ctrl, ctrl, "ctrl")
             self._stepping.step(int(substeps), self.timeout)
 
     def reset(self, env_ids: Any = None, qpos: Any = None, qvel: Any = None) -> None:
@@ -178,6 +208,7 @@ class Backend:
             qvel = _checked(qvel, (len(rows), self.layout.nv), "qvel")
         with self._lock:
             self._check_open()
+            self._stepping.settle()
             mask = self._reset_mask
             mask[:] = 0
             mask[rows] = 1
@@ -238,13 +269,24 @@ class Backend:
 class _Resources:
     """What a backend must release, kept apart from it so a finalizer can run at exit."""
 
-    def __init__(self, pool: WorkerPool) -> None:
-        self.pool = pool
+    def __init__(self) -> None:
+        self.pool: WorkerPool | None = None
         self.arena: Arena | None = None
 
     def release(self) -> None:
-        """Stop the workers politely, then firmly, and free the arena. Never raises."""
+        """Stop the workers and free the arena. Never raises."""
+        try:
+            self.stop_workers()
+        finally:
+            if self.arena is not None:
+                self.arena.close()
+
+    def stop_workers(self) -> None:
+        """Stop the workers politely, then firmly."""
+        if self.pool is None:
+            return
         members = self.pool.members
+        self.pool = None
         try:
             polite = [m for m in members if m.channel.dead is None and m.process.alive()]
             for member in polite:
@@ -263,8 +305,6 @@ class _Resources:
         finally:
             for member in members:
                 member.channel.close()
-            if self.arena is not None:
-                self.arena.close()
 
 
 def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:

@@ -51,9 +51,7 @@ class Channel:
 
     def send(self, command: int, payload: dict[str, Any], timeout: float) -> None:
         """Send a request; its deadline starts now. ``wait`` collects the reply."""
-        self._check_alive()
-        if self._pending is not None:  # a wait interrupted by e.g. KeyboardInterrupt
-            self.wait()
+        self.settle()
         request_id = self.reserve_id()
         self._send(protocol.pack(Kind.REQUEST, request_id, command, payload), timeout)
         self._pending = (request_id, command, timeout)
@@ -61,6 +59,12 @@ class Channel:
             self.bell.words[protocol.doorbell.COMMAND] = protocol.doorbell.CMD_PIPE
             self.bell.publish(protocol.doorbell.REQUEST, request_id,
                               protocol.doorbell.WORKER_WAITING)
+
+    def settle(self) -> None:
+        """Collect the reply of a request whose wait was interrupted (e.g. by Ctrl-C)."""
+        self._check_alive()
+        if self._pending is not None:
+            self.wait()
 
     def reserve_id(self) -> int:
         """A fresh request id (the doorbell path numbers its requests from the same space)."""
@@ -126,6 +130,14 @@ class Channel:
                 raise self.died(f"during {waiting_for}", timeout) from None
             raise self._fail(ProtocolError(
                 f"corrupt frame from the worker during {waiting_for}: {exc}")) from None
+        except BaseException as exc:
+            # A KeyboardInterrupt can land between os.read returning and the bytes being
+            # stored, so the stream position is unknowable: never guess, give up on it.
+            self._fail(ProtocolError(
+                f"{type(exc).__name__} while reading the worker's answer to {waiting_for}; "
+                "the stream position is lost, so the worker was stopped (restart() brings "
+                "the backend back)"))
+            raise
         finally:
             self._watchdog.disarm()
 

@@ -42,10 +42,10 @@ class Member:
 
 
 class WorkerPool:
-    def __init__(self, python: str, rows: Sequence[range]) -> None:
+    def __init__(self, python: str, rows: Sequence[range], pass_fds: Sequence[int] = ()) -> None:
         self.members: list[Member] = []
         for row_range in rows:
-            process = WorkerProcess(python)
+            process = WorkerProcess(python, pass_fds=pass_fds)
             self.members.append(Member(process, Channel(process), row_range))
 
     @property
@@ -84,6 +84,12 @@ class WorkerPool:
             self.after_failure(failure)
             raise failure
         return replies
+
+    def settle(self) -> None:
+        """Finish requests whose wait was interrupted, so the slots are quiet."""
+        self.check_alive()
+        for member in self.members:
+            member.channel.settle()
 
     def check_alive(self) -> None:
         if self.dead is not None:

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import unisim.protocol as protocol
 
+from .errors import UnisimError
 from .pool import WorkerPool
 
 bell = protocol.doorbell
@@ -20,6 +21,9 @@ SLICE = 0.02  # seconds between liveness and deadline checks while sleeping
 
 
 class Stepping(Protocol):
+    def settle(self) -> None:
+        """Wait for any request a KeyboardInterrupt left in flight, before touching slots."""
+
     def step(self, substeps: int, timeout: float) -> None: ...
 
 
@@ -28,6 +32,9 @@ class PipeStepping:
 
     def __init__(self, pool: WorkerPool) -> None:
         self.pool = pool
+
+    def settle(self) -> None:
+        self.pool.settle()
 
     def step(self, substeps: int, timeout: float) -> None:
         payload: dict[str, Any] = {} if substeps == 1 else {"substeps": substeps}
@@ -40,9 +47,19 @@ class DoorbellStepping:
     def __init__(self, pool: WorkerPool, lines: list[Any]) -> None:
         self.pool = pool
         self.lines = [bell.Line(words) for words in lines]
+        for words in lines:
+            words[:] = 0  # a restart reuses the lines; request ids start again from 1
         pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US}, 10.0)
         for member, line in zip(pool.members, self.lines, strict=True):
             member.channel.bell = line
+        self._inflight: list[int] = []  # request ids sent, not all replies seen
+        self._deadline = 0.0
+        self._timeout = 0.0
+
+    def settle(self) -> None:
+        self.pool.settle()
+        if self._inflight:
+            self._collect()
 
     def step(self, substeps: int, timeout: float) -> None:
         self.pool.check_alive()
@@ -55,13 +72,19 @@ class DoorbellStepping:
             words[bell.COMMAND] = bell.CMD_STEP
             line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
             ids.append(request_id)
-        deadline = time.monotonic() + timeout
-        failure: BaseException | None = None
-        for member, line, request_id in zip(members, self.lines, ids, strict=True):
+        self._inflight, self._timeout = ids, timeout
+        self._deadline = time.monotonic() + timeout
+        self._collect()
+
+    def _collect(self) -> None:
+        failure: UnisimError | None = None
+        for member, line, request_id in zip(self.pool.members, self.lines, self._inflight,
+                                            strict=True):
             try:
-                self._await(member, line, request_id, deadline, timeout)
-            except BaseException as exc:
+                self._await(member, line, request_id, self._deadline, self._timeout)
+            except UnisimError as exc:
                 failure = failure or exc
+        self._inflight = []
         if failure is not None:
             self.pool.after_failure(failure)
             raise failure
