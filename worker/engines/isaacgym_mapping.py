@@ -223,7 +223,7 @@ class StateMap(object):
 
     def __init__(self, free_root, dof_source, origins, com):
         self.free_root = free_root
-        self.dof_source = np.asarray(dof_source)  # engine DOF k <- MJCF DOF column dof_source[k]
+        self.dof_source = np.asarray(dof_source, dtype=np.int64)  # engine DOF k <- MJCF DOF column dof_source[k]
         self.dof_target = np.argsort(self.dof_source)  # MJCF column j <- engine DOF dof_target[j]
         self.origins = np.asarray(origins, dtype=np.float64)  # (num_envs, 3)
         self.com = np.asarray(com, dtype=np.float64)  # (num_envs, 3): root COM, body frame

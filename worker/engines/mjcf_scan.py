@@ -128,8 +128,8 @@ class _Defaults(object):
     """MJCF default classes: attribute lookup along the class chain up to ``main``."""
 
     def __init__(self, root):
-        self.classes = {}
-        self.parent = {}
+        self.classes = {"main": {}}
+        self.parent = {"main": None}
         top = root.find("default")
         if top is not None:
             self._collect(top, "main", None)
