@@ -15,7 +15,7 @@ import numpy.typing as npt
 from . import models, protocol
 from .channel import Channel
 from .errors import BackendDead, SetupError, UnisimError, WorkerDied
-from .interpreter import resolve_python
+from .interpreter import resolve_worker
 from .layout import Layout
 from .process import WorkerProcess
 from .progress import ProgressBar
@@ -51,10 +51,10 @@ class Backend:
                                    "keyframe": keyframe, "options": options or {}}
         if model is not None:
             payload["model"] = models.resolve(model)
-        self.python = resolve_python(python)
+        self.python, worker_env = resolve_worker(engine, python)
         reap_orphans()
         started = time.perf_counter()
-        self._process = WorkerProcess(self.python)
+        self._process = WorkerProcess(self.python, worker_env)
         self._channel = Channel(self._process)
         self._finalizer = weakref.finalize(self, _shutdown, self._channel, self._process, None)
         try:
@@ -66,6 +66,7 @@ class Backend:
             finally:
                 bar.close()
             self.layout = Layout.from_reply(reply)
+            self.report: dict[str, Any] = reply.get("report", {})  # engine's configuration
             self._arena = Arena(self.layout.slots, self.num_envs)
             self._finalizer.detach()
             self._finalizer = weakref.finalize(self, _shutdown, self._channel, self._process,
