@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from unisim.protocol import Command
 
 from unisim import models
 from unisim.channel import Channel
 from unisim.errors import RemoteError
 from unisim.process import WorkerProcess
-from unisim.protocol import Command
 
 PY38 = os.environ.get("UNISIM_PY38") or ""
 pytestmark = pytest.mark.skipif(not PY38, reason="UNISIM_PY38 is not set (make test sets it)")
