@@ -45,6 +45,7 @@ class IsaacGymEngine(Engine):
         self.initial_qpos = np.array([initial[v][0] for v in assignment])
         self.initial_qvel = np.array([initial[v][1] for v in assignment])
 
+        worker.progress(0, num_envs, "importing IsaacGym (the first run compiles gymtorch)")
         from engines.isaacgym_sim import IsaacSim  # the SDK, lazily: isaacgym, then torch
 
         self.sim = IsaacSim(scenes, assignment, options, worker.progress)
@@ -74,7 +75,7 @@ class IsaacGymEngine(Engine):
             "joint_names": [joint.name for joint in scene.joints],
             "actuator_names": [actuator.name for actuator in scene.actuators],
             "body_names": list(self.sim.body_names),
-            "keyframes": sorted(scene.keyframes),
+            "keyframes": list(scene.keyframes),
             "ctrl_range": [list(a.ctrl_range) if a.ctrl_range else [-np.inf, np.inf]
                            for a in scene.actuators],
             "slots": slots,

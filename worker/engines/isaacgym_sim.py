@@ -287,7 +287,8 @@ class IsaacSim(object):
         return root.cpu().numpy(), dof
 
     def body_states(self) -> np.ndarray:
-        states = self.bodies.view(self.num_envs, self.nbody, 13).cpu().numpy()
+        # A copy: on the CPU pipeline .cpu().numpy() is the sim's own tensor memory.
+        states = np.array(self.bodies.view(self.num_envs, self.nbody, 13).cpu().numpy())
         states[:, :, 0:3] -= self.state_map.origins[:, None, :]
         return states
 

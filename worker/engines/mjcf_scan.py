@@ -14,7 +14,7 @@ is refused with an error that says what to change.
 import math
 import os
 import xml.etree.ElementTree as ET
-from typing import List
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -128,8 +128,8 @@ class _Defaults(object):
     """MJCF default classes: attribute lookup along the class chain up to ``main``."""
 
     def __init__(self, root):
-        self.classes = {"main": {}}
-        self.parent = {"main": None}
+        self.classes = {"main": {}}  # type: Dict[str, Dict[str, Dict[str, str]]]
+        self.parent = {"main": None}  # type: Dict[str, Optional[str]]
         top = root.find("default")
         if top is not None:
             self._collect(top, "main", None)
