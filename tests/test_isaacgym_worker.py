@@ -63,6 +63,9 @@ def test_init_checks_the_model_then_fails_cleanly_on_the_missing_sdk(channel: Ch
     ({"pipeline": "cpu", "viewer": True}, None, "need the GPU pipeline"),
     ({}, "run", "has no keyframe 'run'"),
     ({"variants": ["/nonexistent.xml"]}, None, "does not exist"),
+    ({"variants": [str(models.path("cartpole"))]}, None, "changes the layout (joints)"),
+    ({"variants": [str(models.path("quadruped"))], "assignment": [0, 1, 2, 0]}, None,
+     "refers to variants [2]; there are 2"),
 ])
 def test_bad_requests_are_refused_before_the_sdk_is_touched(
         channel: Channel, options: dict[str, Any], keyframe: str | None, message: str) -> None:

@@ -36,9 +36,13 @@ class IsaacGymEngine(Engine):
     def _init(self, spec, worker):
         num_envs = int(spec["num_envs"])
         options = Options(spec.get("options"), num_envs)
+        if not spec.get("model"):
+            raise ValueError("the isaacgym engine needs a model: Backend('isaacgym', model=...)")
         scenes = [self._scan(source) for source in [spec["model"]] + options.variants]
         for scene in scenes:
             mapping.check_bounds(scene)
+        mapping.check_variant_layouts([mapping.layout_signature(s) for s in scenes],
+                                      [s.path for s in scenes])
         assignment = mapping.variant_assignment(options.assignment, num_envs, len(scenes))
         keyframe = spec.get("keyframe")
         initial = [scene.initial_state(keyframe) for scene in scenes]

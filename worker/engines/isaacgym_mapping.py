@@ -77,8 +77,12 @@ def check_bounds(scene):
                                  % (actuator.name, value))
 
 
-def layout_signature(scene, dof_names, body_names):
-    """What must be identical across fixed variants for one slot layout to fit them all."""
+def layout_signature(scene, dof_names=(), body_names=()):
+    """What must be identical across fixed variants for one slot layout to fit them all.
+
+    Without the engine's DOF and body names (before the assets are loaded) it compares
+    what the MJCF scans alone say, so a mismatch is refused before the SDK is touched.
+    """
     return {
         "joints": [joint.name for joint in scene.joints],
         "free_root": scene.free_root,
