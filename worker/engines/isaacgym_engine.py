@@ -12,6 +12,7 @@ The SDK is imported inside ``init`` (``isaacgym_sim``: isaacgym first, then torc
 
 import os
 import tempfile
+from typing import List
 
 import numpy as np
 
@@ -55,9 +56,9 @@ class IsaacGymEngine(Engine):
         self.sim = IsaacSim(scenes, assignment, options, worker.progress)
         self.sim.stage(np.arange(num_envs), self.initial_qpos, self.initial_qvel)
         scene = scenes[0]
-        warnings = list(scene.warnings)
-        for drives in self.sim.drives:
-            warnings.extend(drives.warnings)
+        warnings = []  # type: List[str]
+        for source in list(scenes) + list(self.sim.drives):
+            warnings.extend(w for w in source.warnings if w not in warnings)
         slots = [
             slot("ctrl", "<f8", [len(scene.actuators)]),
             slot("qpos", "<f8", [scene.nq]),
