@@ -65,6 +65,9 @@ class IsaacSim(object):
         origins = [self.gym.get_env_origin(env) for env in self.envs]
         bodies = [self.gym.get_actor_rigid_body_properties(env, actor)
                   for env, actor in zip(self.envs, self.actors)]
+        if scenes[0].root_body not in self.body_names:
+            raise RuntimeError("IsaacGym imported bodies %s from %s, without its root body %r"
+                               % (self.body_names, scenes[0].path, scenes[0].root_body))
         root = self.body_names.index(scenes[0].root_body)
         self.state_map = mapping.StateMap(
             scenes[0].free_root, self.dof_source,
