@@ -18,7 +18,7 @@ import unisim.protocol as protocol
 
 from . import models
 from .errors import BackendDead, SetupError, UnisimError, WorkerDied
-from .interpreter import resolve_python
+from .interpreter import resolve_worker
 from .layout import Layout
 from .pool import WorkerPool, default_workers, split_rows
 from .progress import ProgressBar
@@ -65,7 +65,7 @@ class Backend:
         self._init_timeout = init_timeout or self.timeout
         self._progress = progress
         self._doorbell = doorbell
-        self.python = resolve_python(python)
+        self.python, self._worker_env = resolve_worker(engine, python)
         reap_orphans()
         self._resources = _Resources()
         self._finalizer = weakref.finalize(self, self._resources.release)
@@ -81,7 +81,8 @@ class Backend:
         """Spawn the workers, build the scene, attach the slots (created on first start)."""
         arena = self._resources.arena
         pool = self._pool = self._resources.pool = WorkerPool(
-            self.python, self._rows, pass_fds=() if arena is None else (arena.fd,))
+            self.python, self._rows, env=self._worker_env,
+            pass_fds=() if arena is None else (arena.fd,))
         self.worker_info = self._handshake(self.engine)
         bar = ProgressBar(f"{self.engine} init", enabled=self._progress)
         try:
@@ -90,6 +91,7 @@ class Backend:
         finally:
             bar.close()
         layout = Layout.from_replies(replies)
+        self.report: dict[str, Any] = replies[0].get("report", {})  # engine's configuration
         if arena is None:
             self.layout = layout
             arena = self._resources.arena = Arena(layout.slots, self.num_envs,

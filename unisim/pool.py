@@ -42,10 +42,11 @@ class Member:
 
 
 class WorkerPool:
-    def __init__(self, python: str, rows: Sequence[range], pass_fds: Sequence[int] = ()) -> None:
+    def __init__(self, python: str, rows: Sequence[range], env: dict[str, str] | None = None,
+                 pass_fds: Sequence[int] = ()) -> None:
         self.members: list[Member] = []
         for row_range in rows:
-            process = WorkerProcess(python, pass_fds=pass_fds)
+            process = WorkerProcess(python, env=env, pass_fds=pass_fds)
             self.members.append(Member(process, Channel(process), row_range))
 
     @property
