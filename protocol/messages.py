@@ -30,6 +30,7 @@ class Command:
     CAPTURE = 5  # render one env's camera into the image slot
     PING = 6  # no-op round trip
     SHUTDOWN = 7  # reply, then exit
+    DOORBELL = 8  # from now on, wait on the arena's doorbell line (see doorbell.py)
 
 
 def _names(registry):
