@@ -37,26 +37,27 @@ from systems import (
     RemoteRunner,
     System,
     Unisim,
-    backend_supports,
     envpool_python,
     python38,
 )
 
 import unisim
+from unisim.pool import default_workers
 
 HOST = f"{sys.version_info.major}.{sys.version_info.minor}"
 QUADRUPED = str(unisim.models.path("quadruped"))
-NOT_HERE = "n/a (not on this branch)"
 POOL_K = 2
 ASYNC = "gymnasium AsyncVectorEnv(shared_memory=True)"
 SYNC = "gymnasium SyncVectorEnv"
 INPROC = f"in-process {HOST}, MuJoCo {mujoco.__version__}"
 INPROC38 = "in-process 3.8, MuJoCo 3.2 (MjData loop)"
 WORKER, WORKER38 = f"unisim worker {HOST}", "unisim worker 3.8"
+PIPE = f"unisim worker {HOST}, pipe path (doorbell=False)"
 POOL, POOL38 = f"unisim pool K={POOL_K}, {HOST}", f"unisim pool K={POOL_K}, 3.8"
 ENVPOOL = f"EnvPool Ant-v4 ({os.cpu_count()} threads)"
 ANT_ASYNC, ANT_INPROC = f"{ASYNC}, ant.xml", f"in-process {HOST}, ant.xml"
 ANT_WORKER, ANT_WORKER38 = f"{WORKER}, ant.xml", f"{WORKER38}, ant.xml"
+ANT_POOL, ANT_POOL38 = f"{POOL}, ant.xml", f"{POOL38}, ant.xml"
 
 
 class Settings:
@@ -91,8 +92,7 @@ def load() -> str:
 # -- latency -------------------------------------------------------------------------------
 
 def latency(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]) -> None:
-    """Interleaved blocks of round trips: floor, unisim step, unisim ping (, doorbell step)."""
-    doorbell = backend_supports("doorbell")
+    """Interleaved blocks of round trips: floor, unisim step (pipe, doorbell), unisim ping."""
     calls: dict[str, tuple[str, Callable[[], object]]] = {}  # label -> (floor label, call)
     closers: list[Callable[[], None]] = []
     try:
@@ -101,14 +101,13 @@ def latency(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]
             closers.append(floor.close)
             floor_label = f"raw pipe floor, {HOST} <-> {tag} ({STEP_FRAME} B frames)"
             calls[floor_label] = (floor_label, floor.trip)
-            sim = cartpole(python)
-            closers.append(sim.close)
-            calls[f"unisim step, cartpole x1, worker {tag}"] = (floor_label, sim.step)
-            calls[f"unisim ping, worker {tag}"] = (floor_label, sim.ping)
-            if doorbell:
-                bell = cartpole(python, doorbell=True)
-                closers.append(bell.close)
-                calls[f"unisim step with doorbell, worker {tag}"] = (floor_label, bell.step)
+            piped = cartpole(python, doorbell=False)
+            closers.append(piped.close)
+            calls[f"unisim step, pipe path, worker {tag}"] = (floor_label, piped.step)
+            calls[f"unisim ping (pipe), worker {tag}"] = (floor_label, piped.ping)
+            belled = cartpole(python, doorbell=True)
+            closers.append(belled.close)
+            calls[f"unisim step, doorbell, worker {tag}"] = (floor_label, belled.step)
         samples: dict[str, list[float]] = {label: [] for label in calls}
         p50s: dict[str, list[float]] = {label: [] for label in calls}
         for _ in range(cfg.latency_reps):
@@ -126,18 +125,17 @@ def latency(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]
         record[label] = {"p50_us": p50 * 1e6, "p99_us": p99 * 1e6, "ratio_to_floor": ratio}
         rows.append([label, f"{p50 * 1e6:.1f}", f"{p99 * 1e6:.1f}",
                      "1 (floor)" if label == floor_label else f"{ratio:.2f}x"])
-    if not doorbell:
-        rows.append(["unisim step with doorbell", NOT_HERE, "", ""])
     results["latency"] = record
-    table(f"Round trips ({cfg.latency_reps} interleaved blocks of {cfg.trips}; ratio = median "
-          "of per-block p50 ratios)", ["", "p50 µs", "p99 µs", "vs floor"], rows)
+    table(f"Round trips, cartpole x1 ({cfg.latency_reps} interleaved blocks of {cfg.trips}; "
+          "ratio = median of per-block p50 ratios)", ["", "p50 µs", "p99 µs", "vs floor"], rows)
 
 
 # -- spawn ----------------------------------------------------------------------------------
 
 def spawn(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]) -> None:
     """Backend construction plus the first step, fresh worker each time."""
-    cases = {"cartpole x1": ("cartpole", 1, None), "quadruped x1024": ("quadruped", 1024, "stand")}
+    cases = {"cartpole x1": ("cartpole", 1, None),
+             f"quadruped x1024 (K={default_workers(1024)})": ("quadruped", 1024, "stand")}
     rows, record = [], {}
     for tag, python in interpreters.items():
         row = [f"worker {tag}"]
@@ -153,7 +151,7 @@ def spawn(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]) 
             row.append(f"{statistics.median(times) * 1e3:.0f}")
         rows.append(row)
     results["spawn_s"] = record
-    table(f"Spawn to first step (median of {cfg.spawns}; ms)",
+    table(f"Spawn to first step, default options (median of {cfg.spawns}; ms)",
           ["", *(f"{case} ms" for case in cases)], rows)
 
 
@@ -241,21 +239,22 @@ def pipe_bytes(per_size: dict[int, dict[str, Any]], sizes: list[int]) -> None:
 
 def quadruped_systems(py38: str | None, loop38: RemoteRunner | None,
                       ) -> dict[str, Factory | str]:
-    pool = backend_supports("workers")
     missing38 = "n/a (no Python 3.8: set UNISIM_PY38)"
     return {
         # gymnasium first: AsyncVectorEnv forks, and should not inherit the others' pipes
         ASYNC: lambda n: GymVector(QUADRUPED, n, "stand", asynchronous=True),
         SYNC: lambda n: GymVector(QUADRUPED, n, "stand", asynchronous=False),
         INPROC: lambda n: InProcess(QUADRUPED, n, "stand"),
-        WORKER: lambda n: Unisim(QUADRUPED, n, "stand"),
-        POOL: (lambda n: Unisim(QUADRUPED, n, "stand", workers=POOL_K)) if pool else NOT_HERE,
+        WORKER: lambda n: Unisim(QUADRUPED, n, "stand", workers=1),
+        PIPE: lambda n: Unisim(QUADRUPED, n, "stand", workers=1, doorbell=False),
+        POOL: lambda n: Unisim(QUADRUPED, n, "stand", workers=POOL_K),
         INPROC38: (lambda n: Remote(loop38, n, system="mujoco", model=QUADRUPED,
                                     keyframe="stand", substeps=SUBSTEPS))
         if loop38 else missing38,
-        WORKER38: (lambda n: Unisim(QUADRUPED, n, "stand", python=py38)) if py38 else missing38,
+        WORKER38: (lambda n: Unisim(QUADRUPED, n, "stand", python=py38, workers=1))
+        if py38 else missing38,
         POOL38: (lambda n: Unisim(QUADRUPED, n, "stand", python=py38, workers=POOL_K))
-        if pool and py38 else NOT_HERE if not pool else missing38,
+        if py38 else missing38,
     }
 
 
@@ -263,15 +262,19 @@ def ant_systems(py38: str | None, envpool: RemoteRunner | str) -> dict[str, Fact
     import gymnasium
 
     ant = str(Path(gymnasium.__file__).parent / "envs/mujoco/assets/ant.xml")
+    missing38 = "n/a (no Python 3.8: set UNISIM_PY38)"
     return {
         ANT_ASYNC: lambda n: GymVector(ant, n, None, asynchronous=True),
         ENVPOOL: (lambda n: Remote(envpool, n, system="envpool", task="Ant-v4",
                                    num_threads=os.cpu_count()))
         if isinstance(envpool, RemoteRunner) else envpool,
         ANT_INPROC: lambda n: InProcess(ant, n, None),
-        ANT_WORKER: lambda n: Unisim(ant, n, None),
-        ANT_WORKER38: (lambda n: Unisim(ant, n, None, python=py38))
-        if py38 else "n/a (no Python 3.8)",
+        ANT_WORKER: lambda n: Unisim(ant, n, None, workers=1),
+        ANT_POOL: lambda n: Unisim(ant, n, None, workers=POOL_K),
+        ANT_WORKER38: (lambda n: Unisim(ant, n, None, python=py38, workers=1))
+        if py38 else missing38,
+        ANT_POOL38: (lambda n: Unisim(ant, n, None, python=py38, workers=POOL_K))
+        if py38 else missing38,
     }
 
 
@@ -299,15 +302,12 @@ def targets(results: dict[str, Any], cfg: Settings) -> None:
             a = max(names, key=lambda k: statistics.median(rates[k]), default="")
         return paired_ratio(rates[a], rates[b]) if a in rates and b in rates else None
 
-    lat = results.get("latency", {})
-    for label, rec in lat.items():
-        if label.startswith("unisim step, cartpole"):
-            add("step round trip <= 1.2x raw pipe floor", rec["ratio_to_floor"], 1.2, False,
-                "x", label)
-        if label.startswith("unisim step with doorbell"):
+    for label, rec in results.get("latency", {}).items():
+        if label.startswith("unisim step, pipe path"):
+            add("step round trip <= 1.2x raw pipe floor (pipe path)", rec["ratio_to_floor"], 1.2,
+                False, "x", label)
+        if label.startswith("unisim step, doorbell"):
             add("step p50 <= 10 µs with the doorbell", rec["p50_us"], 10.0, False, " µs", label)
-    if not any(k.startswith("unisim step with doorbell") for k in lat):
-        rows.append(["step p50 <= 10 µs with the doorbell", NOT_HERE, ""])
     for n, limit in ((1024, 0.95), (16, 0.8)):
         if n in cfg.sizes:
             add(f"out-of-process / in-process >= {limit} at N={n}",
@@ -316,11 +316,8 @@ def targets(results: dict[str, Any], cfg: Settings) -> None:
                 ratio("quadruped", n, WORKER38, INPROC38), limit, True, "x",
                 f"{WORKER38} / {INPROC38}")
     for n in cfg.sizes:
-        if backend_supports("workers"):
-            add(f"worker pool K=2 >= 1.7x K=1 at N={n}", ratio("quadruped", n, POOL38, WORKER38),
-                1.7, True, "x", f"{POOL38} / {WORKER38}")
-    if not backend_supports("workers"):
-        rows.append(["worker pool K=2 >= 1.7x K=1", NOT_HERE, ""])
+        add(f"worker pool K=2 >= 1.7x K=1 at N={n}", ratio("quadruped", n, POOL38, WORKER38),
+            1.7, True, "x", f"{POOL38} / {WORKER38}")
     add(">= 3x gymnasium AsyncVectorEnv at N=16", ratio("quadruped", 16, "unisim", ASYNC),
         3.0, True, "x", "best unisim row / AsyncVectorEnv, quadruped")
     add(">= 3x gymnasium AsyncVectorEnv at N=8", ratio("ant", 8, "unisim", ANT_ASYNC),
@@ -329,7 +326,7 @@ def targets(results: dict[str, Any], cfg: Settings) -> None:
         add(f">= EnvPool Ant-v4 at N={n}", ratio("ant", n, "unisim", ENVPOOL), 1.0, True, "x",
             "best unisim row / EnvPool, ant.xml")
     first, last = cfg.sizes[0], cfg.sizes[-1]
-    for name in (WORKER, WORKER38):
+    for name in (PIPE, WORKER, WORKER38):
         traffic = [results.get("quadruped", {}).get(str(n), {}).get("bytes_per_step", {})
                    .get(name) for n in (first, last)]
         if all(traffic):

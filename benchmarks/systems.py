@@ -149,13 +149,6 @@ class Remote:
         self.runner.call(op="close")
 
 
-def backend_supports(option: str) -> bool:
-    """Whether this checkout's ``unisim.Backend`` takes ``option`` (worker pool, doorbell)."""
-    import inspect
-
-    return option in inspect.signature(unisim.Backend).parameters
-
-
 def python38() -> str | None:
     """The Python 3.8 worker interpreter: ``UNISIM_PY38``, else the project's ``.venv38``."""
     for candidate in (os.environ.get("UNISIM_PY38"), str(HERE.parent / ".venv38/bin/python")):
