@@ -63,20 +63,27 @@ ANT_POOL, ANT_POOL38 = f"{POOL}, ant.xml", f"{POOL38}, ant.xml"
 class Settings:
     def __init__(self, quick: bool) -> None:
         self.quick = quick
-        self.reps = 2 if quick else 5
-        self.budget = 0.05 if quick else 0.4
+        self.reps = 2 if quick else 7
+        self.budget = 0.05 if quick else 0.25
         self.trips = 200 if quick else 2000
         self.latency_reps = 2 if quick else 7
         self.spawns = 1 if quick else 3
         self.sizes = [16, 256] if quick else [16, 256, 1024, 4096]
         self.ant_sizes = [8] if quick else [8, 64]
         self.async_max = 16  # AsyncVectorEnv is one process per env: 2 cores, 24 GiB
-        self.sync_max = 256 if quick else 1024
+        self.sync_max = 256  # SyncVectorEnv builds one MujocoEnv per env
         self.bytes_steps = 10 if quick else 50
 
 
+_last_table = time.perf_counter()
+
+
 def table(title: str, header: list[str], rows: list[list[str]]) -> None:
-    print(f"\n### {title}\n")
+    """A markdown table; its title says how long the section took."""
+    global _last_table
+    now = time.perf_counter()
+    print(f"\n### {title} [{now - _last_table:.0f} s]\n")
+    _last_table = now
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
     for row in rows:
