@@ -72,7 +72,7 @@ class Settings:
         self.ant_sizes = [8] if quick else [8, 64]
         self.async_max = 16  # AsyncVectorEnv is one process per env: 2 cores, 24 GiB
         self.sync_max = 256  # SyncVectorEnv builds one MujocoEnv per env
-        self.bytes_steps = 10 if quick else 50
+        self.bytes_steps = 5 if quick else 10  # bytes per step do not vary: few suffice
 
 
 _last_table = time.perf_counter()
@@ -178,6 +178,7 @@ def throughput(title: str, cfg: Settings, sizes: list[int],
     for n in sizes:
         systems: dict[str, System] = {}
         skipped: dict[str, str] = {}
+        built: dict[str, float] = {}
         try:
             for name, factory in factories.items():
                 if isinstance(factory, str):
@@ -186,18 +187,24 @@ def throughput(title: str, cfg: Settings, sizes: list[int],
                     skipped[name] = f"n/a (N > {limits[name]})"
                 else:
                     try:
+                        start = time.perf_counter()
                         systems[name] = factory(n)
+                        built[name] = time.perf_counter() - start
                     except Exception as exc:  # shown in the table, never hidden
                         skipped[name] = f"failed: {type(exc).__name__}: {exc}"[:120]
             # bytes first, so every N is counted over the same request ids (msgpack writes
             # an id in 1, 2, 3 or 5 bytes as it grows)
             traffic = {name: bytes_per_step(s.worker_pids, s.step, cfg.bytes_steps)
                        for name, s in systems.items() if isinstance(s, Unisim)}
+            start = time.perf_counter()
             rates = interleaved(systems, cfg.reps, cfg.budget)
+            print(f"{title} N={n}: built in {sum(built.values()):.0f} s (slowest: "
+                  f"{max(built, key=built.__getitem__)}, {max(built.values()):.1f} s), measured "
+                  f"in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
         finally:
             for system in systems.values():
                 system.close()
-        per_size[n] = {"rates": rates, "skipped": skipped, "bytes": traffic}
+        per_size[n] = {"rates": rates, "skipped": skipped, "bytes": traffic, "built": built}
     def reference(name: str) -> str:
         return references.get(name, references["*"])
 
@@ -208,6 +215,7 @@ def throughput(title: str, cfg: Settings, sizes: list[int],
                                         for k, v in d["rates"].items()
                                         if reference(k) in d["rates"]},
                  "skipped": d["skipped"],
+                 "build_seconds": d["built"],
                  "bytes_per_step": {k: {"read": r, "written": w}
                                     for k, (r, w) in d["bytes"].items()}}
         for n, d in per_size.items()}
