@@ -38,7 +38,9 @@ from systems import (
     System,
     Unisim,
     envpool_python,
+    mjcf_env,
     python38,
+    registered_env,
 )
 
 import unisim
@@ -55,7 +57,9 @@ WORKER, WORKER38 = f"unisim worker {HOST}", "unisim worker 3.8"
 PIPE = f"unisim worker {HOST}, pipe path (doorbell=False)"
 POOL, POOL38 = f"unisim pool K={POOL_K}, {HOST}", f"unisim pool K={POOL_K}, 3.8"
 ENVPOOL = f"EnvPool Ant-v4 ({os.cpu_count()} threads)"
-ANT_ASYNC, ANT_INPROC = f"{ASYNC}, ant.xml", f"in-process {HOST}, ant.xml"
+ANT_ASYNC, ANT_INPROC = f"{ASYNC} of MjcfEnv, ant.xml", f"in-process {HOST}, ant.xml"
+GYM_ANT_ASYNC = "gymnasium Ant-v4, AsyncVectorEnv(shared_memory=True)"
+GYM_ANT_SYNC = "gymnasium Ant-v4, SyncVectorEnv"
 ANT_WORKER, ANT_WORKER38 = f"{WORKER}, ant.xml", f"{WORKER38}, ant.xml"
 ANT_POOL, ANT_POOL38 = f"{POOL}, ant.xml", f"{POOL38}, ant.xml"
 
@@ -257,8 +261,8 @@ def quadruped_systems(py38: str | None, loop38: RemoteRunner | None,
     missing38 = "n/a (no Python 3.8: set UNISIM_PY38)"
     return {
         # gymnasium first: AsyncVectorEnv forks, and should not inherit the others' pipes
-        ASYNC: lambda n: GymVector(QUADRUPED, n, "stand", asynchronous=True),
-        SYNC: lambda n: GymVector(QUADRUPED, n, "stand", asynchronous=False),
+        ASYNC: lambda n: GymVector(mjcf_env(QUADRUPED, "stand"), n, asynchronous=True),
+        SYNC: lambda n: GymVector(mjcf_env(QUADRUPED, "stand"), n, asynchronous=False),
         INPROC: lambda n: InProcess(QUADRUPED, n, "stand"),
         WORKER: lambda n: Unisim(QUADRUPED, n, "stand", workers=1),
         PIPE: lambda n: Unisim(QUADRUPED, n, "stand", workers=1, doorbell=False),
@@ -279,7 +283,9 @@ def ant_systems(py38: str | None, envpool: RemoteRunner | str) -> dict[str, Fact
     ant = str(Path(gymnasium.__file__).parent / "envs/mujoco/assets/ant.xml")
     missing38 = "n/a (no Python 3.8: set UNISIM_PY38)"
     return {
-        ANT_ASYNC: lambda n: GymVector(ant, n, None, asynchronous=True),
+        ANT_ASYNC: lambda n: GymVector(mjcf_env(ant, None), n, asynchronous=True),
+        GYM_ANT_ASYNC: lambda n: GymVector(registered_env("Ant-v4"), n, asynchronous=True),
+        GYM_ANT_SYNC: lambda n: GymVector(registered_env("Ant-v4"), n, asynchronous=False),
         ENVPOOL: (lambda n: Remote(envpool, n, system="envpool", task="Ant-v4",
                                    num_threads=os.cpu_count()))
         if isinstance(envpool, RemoteRunner) else envpool,
@@ -336,7 +342,9 @@ def targets(results: dict[str, Any], cfg: Settings) -> None:
     add(">= 3x gymnasium AsyncVectorEnv at N=16", ratio("quadruped", 16, "unisim", ASYNC),
         3.0, True, "x", "best unisim row / AsyncVectorEnv, quadruped")
     add(">= 3x gymnasium AsyncVectorEnv at N=8", ratio("ant", 8, "unisim", ANT_ASYNC),
-        3.0, True, "x", "best unisim row / AsyncVectorEnv, ant.xml")
+        3.0, True, "x", "best unisim row / AsyncVectorEnv of MjcfEnv, ant.xml")
+    add(">= 3x gymnasium AsyncVectorEnv at N=8", ratio("ant", 8, "unisim", GYM_ANT_ASYNC),
+        3.0, True, "x", "best unisim row / AsyncVectorEnv of gymnasium's Ant-v4")
     for n in cfg.ant_sizes:
         add(f">= EnvPool Ant-v4 at N={n}", ratio("ant", n, "unisim", ENVPOOL), 1.0, True, "x",
             "best unisim row / EnvPool, ant.xml")
@@ -389,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
             else "n/a (no .venv-envpool: `make .venv-envpool/.installed`)")
         runners += [envpool] if isinstance(envpool, RemoteRunner) else []
         throughput("ant", cfg, cfg.ant_sizes, ant_systems(py38, envpool), {"*": ENVPOOL},
-                   {ANT_ASYNC: cfg.async_max}, results)
+                   {ANT_ASYNC: cfg.async_max, GYM_ANT_ASYNC: cfg.async_max}, results)
     finally:
         for runner in runners:
             runner.close()

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -72,14 +73,26 @@ class Unisim:
         self.sim.close()
 
 
+def mjcf_env(model: str, keyframe: str | None) -> Callable[[], Any]:
+    """A picklable factory of ``gym_env.MjcfEnv`` over ``model`` at our control rate."""
+    from gym_env import MjcfEnv
+
+    return functools.partial(MjcfEnv, model, keyframe, SUBSTEPS)
+
+
+def registered_env(env_id: str) -> Callable[[], Any]:
+    """A picklable factory of a registered gymnasium env (e.g. ``Ant-v4``)."""
+    import gymnasium
+
+    return functools.partial(gymnasium.make, env_id)
+
+
 class GymVector:
-    """gymnasium's ``AsyncVectorEnv(shared_memory=True)`` or ``SyncVectorEnv`` of ``MjcfEnv``."""
+    """gymnasium's ``AsyncVectorEnv(shared_memory=True)`` or ``SyncVectorEnv`` of ``make()``."""
 
-    def __init__(self, model: str, num_envs: int, keyframe: str | None, *, asynchronous: bool):
+    def __init__(self, make: Callable[[], Any], num_envs: int, *, asynchronous: bool) -> None:
         import gymnasium
-        from gym_env import MjcfEnv
 
-        make = functools.partial(MjcfEnv, model, keyframe, SUBSTEPS)
         if asynchronous:
             self.env: Any = gymnasium.vector.AsyncVectorEnv([make] * num_envs,
                                                              shared_memory=True)
