@@ -28,6 +28,7 @@ from .stepping import DoorbellStepping, PipeStepping, Stepping
 Command = protocol.Command
 bell = protocol.doorbell
 SHUTDOWN_TIMEOUT = 5.0
+SETUP_TIMEOUT = 60.0
 
 
 class Backend:
@@ -62,7 +63,9 @@ class Backend:
                                       "threads": threads, "options": options or {}}
         if model is not None:
             self._spec["model"] = models.resolve(model)
-        self._init_timeout = init_timeout or self.timeout
+        # Setup (interpreter start, imports, scene building) is slow and bursty; a short
+        # per-step ``timeout`` must not make it fail.
+        self._init_timeout = init_timeout or max(self.timeout, SETUP_TIMEOUT)
         self._progress = progress
         self._doorbell = doorbell
         self.python, self._worker_env = resolve_worker(engine, python)
@@ -128,7 +131,7 @@ class Backend:
 
     def _handshake(self, engine: str) -> dict[str, Any]:
         try:
-            hello = self._pool.hello(self.timeout)[0]
+            hello = self._pool.hello(self._init_timeout)[0]
         except WorkerDied as exc:
             raise SetupError(
                 f"the worker on {self.python} did not speak the unisim protocol: {exc}",
