@@ -17,6 +17,7 @@ import numpy.typing as npt
 import unisim.protocol as protocol
 
 from . import models
+from .capture import ImageSlot
 from .errors import BackendDead, SetupError, UnisimError, WorkerDied
 from .interpreter import resolve_python
 from .layout import Layout
@@ -56,6 +57,7 @@ class Backend:
         self.timeout = float(timeout)
         self._closed = False
         self._lock = threading.Lock()
+        self._images = ImageSlot()
         rows = split_rows(self.num_envs, workers or default_workers(self.num_envs))
         threads = max(1, (os.cpu_count() or 1) // len(rows))
         spec: dict[str, Any] = {"engine": engine, "keyframe": keyframe, "threads": threads,
@@ -191,6 +193,28 @@ class Backend:
                                                 "qvel": qvel is not None},
                                 self.timeout, members=members)
 
+    def capture(self, env_id: int = 0, camera: str | int | None = None, width: int = 320,
+                height: int = 240) -> npt.NDArray[np.uint8]:
+        """Render env ``env_id`` offscreen in its worker; returns an (H, W, 3) uint8 frame.
+
+        ``camera`` is a model camera's name or id, or None for the free camera. The frame
+        travels through a shared-memory image slot, never the pipe.
+        """
+        self._check_open()
+        env = _rows(env_id, self.num_envs)
+        if env.shape != (1,):
+            raise ValueError(f"env_id must be one env index, got {env_id!r}")
+        if camera is not None and not isinstance(camera, str | int):
+            raise TypeError(f"camera must be a camera name, id or None, got {camera!r}")
+        image = self._images.declare(width, height)
+        with self._lock:
+            self._check_open()
+            member = next(m for m in self._pool.members if env[0] in m.rows)
+            self._pool.call(Command.CAPTURE, {
+                "env_id": int(env[0]) - member.rows.start, "camera": camera, "width": width,
+                "height": height, "image": image}, self.timeout, members=[member])
+            return self._images.frame(width, height)
+
     def ping(self) -> float:
         """One empty round trip; returns its duration in seconds."""
         self._check_open()
@@ -222,6 +246,7 @@ class Backend:
         with self._lock:
             self._closed = True
             self._finalizer()
+            self._images.close()
 
     def __enter__(self) -> Backend:
         return self

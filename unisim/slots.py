@@ -59,9 +59,9 @@ class Arena:
             self._mmap: mmap.mmap | None = mmap.mmap(fd, self.size)
         except BaseException:
             path.unlink(missing_ok=True)
-            raise
-        finally:
             os.close(fd)
+            raise
+        self._fd: int | None = fd  # kept for reopenable(); closed with the arena
         self.linked = True
         # np.frombuffer keeps a buffer export alive (np.ndarray(buffer=) does not), so the
         # mapping cannot be unmapped under a view that is still held: no use-after-unmap.
@@ -90,6 +90,14 @@ class Arena:
                           "offset": line * doorbell.LINE_BYTES})
         return {"name": self.name, "size": self.size, "slots": slots}
 
+    def reopenable(self) -> dict[str, object]:
+        """The whole arena's declaration plus ``path``, this process's /proc/<pid>/fd/<fd>
+        link to the segment: another process of this user can map it after its name is
+        unlinked (a capture's image slot, a render pool's workers, a restarted worker)."""
+        if self._fd is None:
+            raise ValueError(f"arena {self.name} is closed")
+        return {**self.declaration(), "path": f"/proc/{os.getpid()}/fd/{self._fd}"}
+
     def unlink(self) -> None:
         """Remove the name; the mappings stay valid until unmapped."""
         if self.linked:
@@ -101,6 +109,9 @@ class Arena:
         them after close is safe (their data is simply no longer updated)."""
         self.unlink()
         self.views = {}
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
         self.doorbells = []
         if self._mmap is not None:
             try:
