@@ -14,16 +14,19 @@ import mujoco
 import numpy as np
 
 
-def render(model, qpos_rows, camera, width, height, depth=False):
-    """RGB (and depth) frames of each qpos row, drawn as a user would in-process."""
+def render(model, qpos_rows, camera, width, height, depth=False, mocap_pos=None):
+    """RGB (and depth) frames of each qpos row (and mocap_pos row), drawn as a user would
+    in-process."""
     if isinstance(model, str):
         model = (mujoco.MjModel.from_xml_string(model) if model.lstrip().startswith("<")
                  else mujoco.MjModel.from_xml_path(model))
     data = mujoco.MjData(model)
     rgbs, depths = [], []
     with mujoco.Renderer(model, height=height, width=width) as renderer:
-        for qpos in qpos_rows:
+        for i, qpos in enumerate(qpos_rows):
             data.qpos[:] = qpos
+            if mocap_pos is not None:
+                data.mocap_pos[:] = mocap_pos[i]
             mujoco.mj_forward(model, data)
             renderer.update_scene(data, camera=-1 if camera is None else camera)
             rgbs.append(renderer.render().copy())

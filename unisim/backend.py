@@ -71,7 +71,7 @@ class Backend:
         self._resources = _Resources(self._pool)
         self._finalizer = weakref.finalize(self, self._resources.release)
         try:
-            self.worker_info = self._handshake(engine)
+            self.worker_info = handshake(self._pool, self.python, engine, self.timeout)
             bar = ProgressBar(f"{engine} init", enabled=progress)
             try:
                 replies = self._pool.call(
@@ -98,24 +98,6 @@ class Backend:
         views = arena.views
         self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
         self._reset_mask = views["reset_mask"]
-
-    def _handshake(self, engine: str) -> dict[str, Any]:
-        try:
-            hello = self._pool.hello(self.timeout)[0]
-        except WorkerDied as exc:
-            raise SetupError(
-                f"the worker on {self.python} did not speak the unisim protocol: {exc}",
-                hint=f"check that {self.python} is Python >= 3.8 with numpy and msgpack "
-                     f"installed ({self.python} -m pip install numpy msgpack) and the engine's "
-                     f"SDK") from exc
-        if hello.get("protocol") != protocol.VERSION:
-            raise SetupError(
-                f"worker speaks protocol version {hello.get('protocol')}, host speaks "
-                f"{protocol.VERSION}", hint="install the same unisim version on both sides")
-        if engine not in hello.get("engines", []):
-            raise SetupError(f"worker has no engine {engine!r}",
-                             hint=f"choose one of {hello.get('engines')}")
-        return hello
 
     # -- state -----------------------------------------------------------------------
 
@@ -148,6 +130,12 @@ class Backend:
         self._check_open()
         assert self._arena is not None
         return dict(self._arena.views)
+
+    def shared_arena(self) -> dict[str, Any]:
+        """A declaration of the state arena that another worker of this user can map while
+        this backend is open (a ``RenderPool`` reads qpos rows from it, uncopied)."""
+        self._check_open()
+        return self._arena.reopenable()
 
     def tensors(self) -> dict[str, Any]:
         """Every slot as a torch tensor sharing the slot's memory (needs torch)."""
@@ -258,6 +246,26 @@ class Backend:
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"worker pid {self.worker_pid}"
         return f"<unisim.Backend {self.engine} num_envs={self.num_envs} ({state})>"
+
+
+def handshake(pool: WorkerPool, python: str, engine: str, timeout: float) -> dict[str, Any]:
+    """Read every worker's HELLO; check they speak our protocol and host ``engine``."""
+    try:
+        hello = pool.hello(timeout)[0]
+    except WorkerDied as exc:
+        raise SetupError(
+            f"the worker on {python} did not speak the unisim protocol: {exc}",
+            hint=f"check that {python} is Python >= 3.8 with numpy and msgpack "
+                 f"installed ({python} -m pip install numpy msgpack) and the engine's "
+                 f"SDK") from exc
+    if hello.get("protocol") != protocol.VERSION:
+        raise SetupError(
+            f"worker speaks protocol version {hello.get('protocol')}, host speaks "
+            f"{protocol.VERSION}", hint="install the same unisim version on both sides")
+    if engine not in hello.get("engines", []):
+        raise SetupError(f"worker has no engine {engine!r}",
+                         hint=f"choose one of {hello.get('engines')}")
+    return hello
 
 
 class _Resources:

@@ -42,10 +42,12 @@ class Member:
 
 
 class WorkerPool:
-    def __init__(self, python: str, rows: Sequence[range]) -> None:
+    def __init__(self, python: str, rows: Sequence[range],
+                 envs: Sequence[dict[str, str]] | None = None) -> None:
+        """One worker per row range; ``envs``: extra environment variables per worker."""
         self.members: list[Member] = []
-        for row_range in rows:
-            process = WorkerProcess(python)
+        for k, row_range in enumerate(rows):
+            process = WorkerProcess(python, env=None if envs is None else envs[k])
             self.members.append(Member(process, Channel(process), row_range))
 
     @property

@@ -8,6 +8,7 @@ import importlib
 ENGINES = {
     "mujoco": "engines.mujoco_engine",
     "mock": "engines.mock_engine",
+    "render": "engines.render_engine",
 }
 
 

@@ -45,16 +45,26 @@ def check_size(width, height):
 
 
 def image_rows(rgb_slot, depth_slot, rows, width, height):
-    """(n, H, W, 3) and (n, H, W) views of ``rows`` of flat per-row image slots."""
+    """(n, H, W, 3) and (n, H, W) views of images ``rows`` of the image slots.
+
+    A slot has room for ``len(slot)`` images of its per-row size; images of H x W are
+    packed one after another from the slot's start, so that the first N of them form one
+    contiguous (N, H, W, 3) array for the host, whatever the size.
+    """
     start, stop = rows
     pixels = width * height
     if pixels * 3 > rgb_slot.shape[1]:
         raise ValueError("a %dx%d image needs %d bytes per row, the image slot holds %d"
                          % (width, height, pixels * 3, rgb_slot.shape[1]))
-    rgb = rgb_slot[start:stop, :pixels * 3].reshape(stop - start, height, width, 3)
+    if not 0 <= start <= stop <= rgb_slot.shape[0]:
+        raise ValueError("image rows [%d, %d) outside the slot's %d rows"
+                         % (start, stop, rgb_slot.shape[0]))
+    rgb = rgb_slot.reshape(-1)[start * pixels * 3:stop * pixels * 3]
+    rgb = rgb.reshape(stop - start, height, width, 3)
     depth = None
     if depth_slot is not None:
-        depth = depth_slot[start:stop, :pixels].reshape(stop - start, height, width)
+        depth = depth_slot.reshape(-1)[start * pixels:stop * pixels]
+        depth = depth.reshape(stop - start, height, width)
     return rgb, depth
 
 
@@ -68,7 +78,8 @@ class FrameRenderer:
         self.size = None
         self.depth_mode = False
 
-    def _renderer(self, width, height):
+    def prepare(self, width, height):
+        """The renderer for ``width`` x ``height`` (made now if the size is new)."""
         check_size(width, height)
         if self.size != (width, height):
             self.close()
@@ -85,13 +96,23 @@ class FrameRenderer:
         """Draw ``data`` from camera id ``camera`` into ``rgb`` (H, W, 3) uint8 and, if given,
         ``depth`` (H, W) float32 in metres from the camera plane."""
         height, width = rgb.shape[:2]
-        renderer = self._renderer(width, height)
+        renderer = self.prepare(width, height)
         renderer.update_scene(data, camera=camera)
         self._set_depth(renderer, False)
         renderer.render(out=rgb)
         if depth is not None:
             self._set_depth(renderer, True)
             renderer.render(out=depth)
+
+    def upload_textures(self):
+        """Send the model's (changed) textures to the GL context, if one exists yet."""
+        if self.renderer is None:
+            return  # a renderer made later uploads the model's textures as they are then
+        # mujoco.Renderer keeps its GL and MjrContext private; both versions name them so.
+        if self.renderer._gl_context is not None:
+            self.renderer._gl_context.make_current()
+        for texture in range(self.model.ntex):
+            self.mujoco.mjr_uploadTexture(self.model, self.renderer._mjr_context, texture)
 
     def _set_depth(self, renderer, on):
         if on != self.depth_mode:
