@@ -82,7 +82,8 @@ class RenderEngine(Engine):
             qpos = self.slots["qpos"]
             mocap = (self.slots["mocap_pos"], self.slots["mocap_quat"])
         if not 0 <= start <= stop <= qpos.shape[0]:
-            raise ValueError("rows [%d, %d) outside the %d state rows" % (start, stop, qpos.shape[0]))
+            raise ValueError("rows [%d, %d) outside the %d state rows"
+                             % (start, stop, qpos.shape[0]))
         randomize = bool(request.get("randomize"))
         if randomize and self.randomizer is None:
             raise ValueError("this pool was made without a randomizer")
