@@ -130,7 +130,7 @@ def _mjcf_layout(model, keyframe):
         "timestep": scene.timestep,
         "joint_names": [joint.name for joint in scene.joints],
         "actuator_names": [actuator.name for actuator in scene.actuators],
-        "body_names": ["world"] + list(scene.bodies),
+        "body_names": ["world", *scene.bodies],
         "keyframes": sorted(scene.keyframes),
         "ctrl_range": [list(a.ctrl_range or (-1.0, 1.0)) for a in scene.actuators],
         "qpos0": np.asarray(qpos0, dtype=np.float64).tolist(),
