@@ -18,7 +18,7 @@ import unisim.protocol as protocol
 
 from . import models
 from .capture import ImageSlot
-from .errors import BackendDead, SetupError, WorkerDied
+from .errors import BackendDead, ProtocolError, SetupError, WorkerDied
 from .interpreter import resolve_worker
 from .layout import Layout
 from .pool import WorkerPool, Workers, default_workers, split_rows
@@ -286,9 +286,15 @@ def handshake(pool: WorkerPool, python: str, engine: str, timeout: float) -> dic
     """Read every worker's HELLO; check they speak our protocol and host ``engine``."""
     try:
         hello = pool.hello(timeout)[0]
-    except WorkerDied as exc:
+    except (WorkerDied, ProtocolError) as exc:
+        said = ""
+        if isinstance(exc, ProtocolError):  # it printed something: show that, and stderr
+            process = pool.members[0].process
+            process.reap(grace=0.0)  # killed already; reaped, its stderr can be read to EOF
+            tail = process.stderr_tail()
+            said = f"\n--- its stderr ---\n{tail}" if tail else ""
         raise SetupError(
-            f"the worker on {python} did not speak the unisim protocol: {exc}",
+            f"the worker on {python} did not speak the unisim protocol: {exc}{said}",
             hint=f"check that {python} is Python >= 3.8 with numpy and msgpack "
                  f"installed ({python} -m pip install numpy msgpack) and the engine's "
                  f"SDK") from exc
