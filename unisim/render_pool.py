@@ -109,6 +109,7 @@ class RenderPool:
         except UnisimError as exc:
             index = self._dead_index()
             who = "a render worker" if index is None else self._describe(index)
+            self._res.stop()
             raise SetupError(f"{who} failed to start: {exc}",
                              hint="for GPU workers, check that the EGL device exists "
                                   "(MUJOCO_EGL_DEVICE_ID)") from exc
