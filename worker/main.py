@@ -43,6 +43,14 @@ def load_protocol(directory):
     return module
 
 
+def field(payload, command, name, kind, default):
+    """``payload[name]``, checked to be a ``kind`` (bool is not an int here)."""
+    value = payload.get(name, default)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError("%s %s must be %s, got %r" % (command, name, kind.__name__, value))
+    return value
+
+
 class Worker:
     """Message loop: reads requests, dispatches them to the engine, writes replies."""
 
@@ -64,6 +72,7 @@ class Worker:
             commands.PING: self.on_ping,
             commands.SHUTDOWN: self.on_shutdown,
             commands.DOORBELL: self.on_doorbell,
+            commands.RENDER: self.on_render,
         }
         self.slots = {}
         self.bell = None
@@ -179,15 +188,23 @@ class Worker:
         return {}
 
     def on_step(self, payload):
-        self.require_engine().step(int(payload.get("substeps", 1)))
+        substeps = field(payload, "STEP", "substeps", int, 1)
+        if substeps < 1:
+            raise ValueError("STEP substeps must be at least 1, got %d" % substeps)
+        self.require_engine().step(substeps)
         return {}
 
     def on_reset(self, payload):
-        self.require_engine().reset(bool(payload.get("qpos")), bool(payload.get("qvel")))
+        use_qpos = field(payload, "RESET", "qpos", bool, False)
+        use_qvel = field(payload, "RESET", "qvel", bool, False)
+        self.require_engine().reset(use_qpos, use_qvel)
         return {}
 
     def on_capture(self, payload):
         return self.require_engine().capture(payload)
+
+    def on_render(self, payload):
+        return self.require_engine().render(payload)
 
     def on_ping(self, payload):
         return {}
