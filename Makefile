@@ -66,7 +66,7 @@ $(ENVPOOL_VENV)/.installed: envs/bench-envpool.txt
 	  || echo "EnvPool did not install; the suite will show its rows as n/a"
 
 bench: $(VENV)/.bench $(VENV38)/.installed $(ENVPOOL_VENV)/.installed
-	$(BENCH_ENV) $(HOST) benchmarks/suite.py
+	$(BENCH_ENV) $(HOST) benchmarks/suite.py --json docs/benchmarks-throughput.json
 
 bench-quick: $(VENV)/.bench $(VENV38)/.installed $(ENVPOOL_VENV)/.installed
 	$(BENCH_ENV) $(HOST) benchmarks/suite.py --quick

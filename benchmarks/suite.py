@@ -316,12 +316,13 @@ def targets(results: dict[str, Any], cfg: Settings) -> None:
         rows.append([target, f"{value:.2f}{unit} ({verdict})", source])
 
     def ratio(section: str, n: int, a: str, b: str) -> float | None:
-        """Median paired ratio of rows a and b (or of the best unisim row for 'unisim')."""
+        """Median paired ratio of rows a and b; a = 'unisim': the best of the unisim rows."""
         rates = results.get(section, {}).get(str(n), {}).get("rates", {})
-        if a == "unisim":
-            names = [k for k in rates if k.startswith("unisim")]
-            a = max(names, key=lambda k: statistics.median(rates[k]), default="")
-        return paired_ratio(rates[a], rates[b]) if a in rates and b in rates else None
+        if b not in rates:
+            return None
+        names = [k for k in rates if k.startswith("unisim")] if a == "unisim" else [a]
+        return max((paired_ratio(rates[k], rates[b]) for k in names if k in rates),
+                   default=None)
 
     for label, rec in results.get("latency", {}).items():
         if label.startswith("unisim step, pipe path"):
