@@ -86,7 +86,7 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> None:
     """A markdown table; its title says how long the section took."""
     global _last_table
     now = time.perf_counter()
-    print(f"\n### {title} [{now - _last_table:.0f} s]\n")
+    print(f"\n#### {title} [{now - _last_table:.0f} s]\n")
     _last_table = now
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
