@@ -1,7 +1,12 @@
-"""env-steps/s against N for every system of a suite run, as a PNG (matplotlib)."""
+"""env-steps/s against N for every system of a suite run, as a PNG (matplotlib).
+
+Re-plot a saved run: ``python benchmarks/plot.py RESULTS.json OUT.png``.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +18,7 @@ from matplotlib import ticker
 
 
 def plot_throughput(results: dict[str, Any], path: Path) -> None:
-    figure, axes = plt.subplots(1, 2, figsize=(13, 5.5), width_ratios=[3, 2])
+    figure, axes = plt.subplots(1, 2, figsize=(14, 7.5), width_ratios=[3, 2])
     for ax, section, title in ((axes[0], "quadruped", "bundled quadruped, frame skip 5"),
                                (axes[1], "ant", "gymnasium ant.xml / EnvPool Ant-v4")):
         by_size = results.get(section, {})
@@ -27,11 +32,16 @@ def plot_throughput(results: dict[str, Any], path: Path) -> None:
         ax.set(xscale="log", yscale="log", xlabel="N (parallel envs)", ylabel="env-steps/s",
                title=title, xticks=sizes, xticklabels=[str(n) for n in sizes])
         ax.xaxis.set_minor_locator(ticker.NullLocator())
+        ax.yaxis.set_minor_locator(ticker.LogLocator(subs=(1.5, 2, 3, 4, 5, 6, 7, 8, 9)))
         ax.yaxis.set_major_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
         ax.yaxis.set_minor_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
     plt.close(figure)
+
+
+if __name__ == "__main__":
+    plot_throughput(json.loads(Path(sys.argv[1]).read_text()), Path(sys.argv[2]))
