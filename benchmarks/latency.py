@@ -11,6 +11,7 @@ import os
 import subprocess
 import time
 from collections.abc import Callable
+from typing import Any
 
 from systems import HERE
 
@@ -57,7 +58,7 @@ def trips(call: Callable[[], object], count: int, warmup: int = 20) -> list[floa
     return out
 
 
-def cartpole(python: str, **options: object) -> unisim.Backend:
+def cartpole(python: str, **options: Any) -> unisim.Backend:
     """The trivial model: one cartpole, whose physics step costs about a microsecond."""
     return unisim.Backend("mujoco", model="cartpole", num_envs=1, python=python,
-                          progress=False, **options)  # type: ignore[arg-type]
+                          progress=False, **options)

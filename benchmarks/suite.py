@@ -65,6 +65,8 @@ ANT_POOL, ANT_POOL38 = f"{POOL}, ant.xml", f"{POOL38}, ant.xml"
 
 
 class Settings:
+    """Sizes, repetitions and budgets of a full run, or of a ``--quick`` one (CI)."""
+
     def __init__(self, quick: bool) -> None:
         self.quick = quick
         self.reps = 2 if quick else 7
