@@ -267,6 +267,10 @@ class Backend:
             return
         with self._lock:
             self._closed = True
+            # Drop our own views first: with none left, the mapping (and its descriptor)
+            # is released now rather than when the last view is garbage-collected.
+            for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_arena", "_stepping"):
+                self.__dict__.pop(name, None)
             self._finalizer()
             self._images.close()
 
