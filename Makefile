@@ -44,9 +44,12 @@ lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q worker protocol; fi
 	$(TYPECHECK)/bin/python scripts/isaacgym_typecheck.py
 
-# What CI runs: lint, then the tests with the cross-interpreter ones required.
+# What CI runs: lint, the tests (cross-interpreter ones required), then the short soak and
+# the check that docs/reliability.md lists every fault case the tests measured.
 ci: lint
 	UNISIM_REQUIRE_PY38=1 $(MAKE) test
+	$(HOST) scripts/fault_matrix.py --check
+	$(HOST) scripts/soak.py --quick
 
 clean:
 	rm -rf $(VENV) $(VENV38) $(TYPECHECK) .typings build dist *.egg-info
