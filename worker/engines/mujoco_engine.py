@@ -115,11 +115,7 @@ class MujocoEngine(Engine):
 
     def init(self, spec, worker):
         mujoco = rendering.import_mujoco()
-        source = spec["model"]
-        if source.lstrip().startswith("<"):
-            model = mujoco.MjModel.from_xml_string(source)
-        else:
-            model = mujoco.MjModel.from_xml_path(source)
+        model = rendering.load_model(mujoco, spec["model"])
         num_envs = int(spec["num_envs"])
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1, got %d" % num_envs)

@@ -23,11 +23,7 @@ class RenderEngine(Engine):
 
     def init(self, spec, worker):
         mujoco = rendering.import_mujoco()
-        source = spec["model"]
-        if source.lstrip().startswith("<"):
-            model = mujoco.MjModel.from_xml_string(source)
-        else:
-            model = mujoco.MjModel.from_xml_path(source)
+        model = rendering.load_model(mujoco, spec["model"])
         self.mujoco, self.model = mujoco, model
         self.data = mujoco.MjData(model)
         self.mocap0 = (self.data.mocap_pos.copy(), self.data.mocap_quat.copy())
