@@ -17,9 +17,11 @@ from .channel import Channel
 from .errors import BackendDead, SetupError, UnisimError, WorkerDied
 from .interpreter import resolve_python
 from .layout import Layout
+from .planes import DataPlane, as_numpy
+from .planes import create as create_plane
 from .process import WorkerProcess
 from .progress import ProgressBar
-from .slots import Arena, reap_orphans
+from .slots import reap_orphans
 
 Command = protocol.Command
 SHUTDOWN_TIMEOUT = 5.0
@@ -31,13 +33,18 @@ class Backend:
     State lives in shared memory: ``qpos``, ``qvel`` and ``ctrl`` are numpy views of shape
     ``(num_envs, nq | nv | nu)`` that the worker updates in place on every ``step`` and
     ``reset``; ``tensors()`` gives torch views of the same memory.
+
+    ``data_plane="cuda"`` (engines whose state lives on a GPU, e.g. ``"mjx"``) puts them in
+    device memory of GPU ``device`` shared with the worker by CUDA IPC instead: they are then
+    torch CUDA tensors, and a step is ordered on torch's current stream, with no host copy.
     """
 
     def __init__(self, engine: str = "mujoco", model: str | Path | None = None,
                  num_envs: int = 1, *, python: str | Path | None = None,
                  timeout: float = 60.0, init_timeout: float | None = None,
                  keyframe: str | None = None, options: dict[str, Any] | None = None,
-                 progress: bool = True) -> None:
+                 progress: bool = True, data_plane: str = "shm",
+                 device: int | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if timeout <= 0:
@@ -46,17 +53,19 @@ class Backend:
         self.num_envs = int(num_envs)
         self.timeout = float(timeout)
         self._closed = False
-        self._arena: Arena | None = None
+        self._plane: DataPlane = create_plane(data_plane, device)
         payload: dict[str, Any] = {"engine": engine, "num_envs": self.num_envs,
                                    "keyframe": keyframe, "options": options or {}}
         if model is not None:
             payload["model"] = models.resolve(model)
+        payload.update(self._plane.init_fields())
         self.python = resolve_python(python)
         reap_orphans()
         started = time.perf_counter()
         self._process = WorkerProcess(self.python)
         self._channel = Channel(self._process)
-        self._finalizer = weakref.finalize(self, _shutdown, self._channel, self._process, None)
+        self._finalizer = weakref.finalize(self, _shutdown, self._channel, self._process,
+                                           self._plane)
         try:
             self.worker_info = self._handshake(engine)
             bar = ProgressBar(f"{engine} init", enabled=progress)
@@ -66,18 +75,14 @@ class Backend:
             finally:
                 bar.close()
             self.layout = Layout.from_reply(reply)
-            self._arena = Arena(self.layout.slots, self.num_envs)
-            self._finalizer.detach()
-            self._finalizer = weakref.finalize(self, _shutdown, self._channel, self._process,
-                                               self._arena)
-            self._channel.request(Command.ATTACH, {"arena": self._arena.declaration()},
-                                  self.timeout)
-            self._arena.unlink()
+            attach = self._plane.allocate(self.layout, self.num_envs)
+            self._channel.request(Command.ATTACH, attach, self.timeout)
+            self._plane.attached()
         except BaseException:
             self.close()
             raise
         self.startup_seconds = time.perf_counter() - started
-        views = self._arena.views
+        views = self._plane.views
         self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
         self._reset_mask = views["reset_mask"]
 
@@ -123,16 +128,12 @@ class Backend:
     def state(self) -> dict[str, npt.NDArray[Any]]:
         """Every slot, by name, as numpy views (zero-copy)."""
         self._check_open()
-        assert self._arena is not None
-        return dict(self._arena.views)
+        return dict(self._plane.views)
 
     def tensors(self) -> dict[str, Any]:
         """Every slot as a torch tensor sharing the slot's memory (needs torch)."""
-        try:
-            import torch
-        except ImportError as exc:
-            raise SetupError("tensors() needs torch", hint="pip install torch") from exc
-        return {name: torch.from_numpy(view) for name, view in self.state().items()}
+        self._check_open()
+        return self._plane.tensors()
 
     # -- commands ----------------------------------------------------------------------
 
@@ -140,7 +141,7 @@ class Backend:
         """Write ``ctrl`` (array-like or tensor, broadcast to ``(num_envs, nu)``) and step."""
         self._check_open()
         if ctrl is not None:
-            _write(self._ctrl, ctrl, "ctrl")
+            self._plane.write(self._ctrl, ctrl, "ctrl")
         if substeps == 1:
             payload: dict[str, Any] = {}
         elif isinstance(substeps, (int, np.integer)) and not isinstance(substeps, bool) \
@@ -148,7 +149,7 @@ class Backend:
             payload = {"substeps": int(substeps)}
         else:
             raise ValueError(f"substeps must be a positive int, got {substeps!r}")
-        self._channel.request(Command.STEP, payload, self.timeout)
+        self._exchange(Command.STEP, payload)
 
     def reset(self, env_ids: Any = None, qpos: Any = None, qvel: Any = None) -> None:
         """Reset envs ``env_ids`` (all if None) to ``qpos``/``qvel`` or the initial state."""
@@ -161,11 +162,16 @@ class Backend:
         self._reset_mask[:] = 0
         self._reset_mask[rows] = 1
         if qpos is not None:
-            self._qpos[rows] = qpos
+            self._plane.write(self._qpos, qpos, "qpos", rows)
         if qvel is not None:
-            self._qvel[rows] = qvel
-        self._channel.request(Command.RESET, {"qpos": qpos is not None, "qvel": qvel is not None},
-                              self.timeout)
+            self._plane.write(self._qvel, qvel, "qvel", rows)
+        self._exchange(Command.RESET, {"qpos": qpos is not None, "qvel": qvel is not None})
+
+    def _exchange(self, command: int, payload: dict[str, Any]) -> None:
+        """A request whose worker reads the host's writes and writes what the host reads next."""
+        self._plane.inputs_written()
+        self._channel.request(command, payload, self.timeout)
+        self._plane.outputs_awaited()
 
     def ping(self) -> float:
         """One empty round trip; returns its duration in seconds."""
@@ -208,8 +214,8 @@ class Backend:
         return f"<unisim.Backend {self.engine} num_envs={self.num_envs} ({state})>"
 
 
-def _shutdown(channel: Channel, process: WorkerProcess, arena: Arena | None) -> None:
-    """Stop the worker politely, then firmly, and free the arena. Never raises."""
+def _shutdown(channel: Channel, process: WorkerProcess, plane: DataPlane) -> None:
+    """Stop the worker politely, then firmly, and free the slots. Never raises."""
     try:
         if channel.dead is None and process.alive():
             try:
@@ -220,14 +226,13 @@ def _shutdown(channel: Channel, process: WorkerProcess, arena: Arena | None) -> 
         process.reap(grace=SHUTDOWN_TIMEOUT)
     finally:
         channel.close()
-        if arena is not None:
-            arena.close()
+        plane.close()
 
 
 def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:
     if env_ids is None:
         return np.arange(num_envs)
-    rows = _as_numpy(env_ids)
+    rows = as_numpy(env_ids)
     if rows.dtype == np.bool_:
         if rows.shape != (num_envs,):
             raise ValueError(f"a boolean env mask must have shape ({num_envs},), got {rows.shape}")
@@ -240,23 +245,9 @@ def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:
     return rows
 
 
-def _as_numpy(value: Any) -> npt.NDArray[Any]:
-    if hasattr(value, "detach"):  # a torch tensor, on any device
-        value = value.detach().cpu().numpy()
-    return np.asarray(value)
-
-
-def _write(target: npt.NDArray[Any], value: Any, name: str) -> None:
-    try:
-        np.copyto(target, _as_numpy(value), casting="same_kind")
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"{name} must broadcast to shape {target.shape} with a float dtype, "
-                         f"got {np.shape(value)}: {exc}") from None
-
-
 def _checked(value: Any, shape: Sequence[int], name: str) -> npt.NDArray[np.float64]:
     try:
-        array = np.broadcast_to(_as_numpy(value).astype(np.float64, copy=False), tuple(shape))
+        array = np.broadcast_to(as_numpy(value).astype(np.float64, copy=False), tuple(shape))
     except ValueError:
         raise ValueError(f"{name} must broadcast to shape {tuple(shape)}, "
                          f"got {np.shape(value)}") from None

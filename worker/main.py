@@ -124,7 +124,16 @@ class Worker:
     def on_attach(self, payload):
         from shm import attach_arena
 
-        self.require_engine().attach(attach_arena(payload["arena"]))
+        engine = self.require_engine()
+        slots = attach_arena(payload["arena"])
+        if "cuda" in payload:  # device-resident slots, shared by CUDA IPC
+            from cuda_ipc import DeviceMapping
+
+            if not engine.device_resident:
+                raise ValueError("engine %s keeps its state in host memory; use data_plane='shm'"
+                                 % type(engine).__name__)
+            slots.update(DeviceMapping(payload["cuda"]).regions)
+        engine.attach(slots)
         return {}
 
     def on_step(self, payload):

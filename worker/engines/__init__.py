@@ -8,6 +8,7 @@ import importlib
 ENGINES = {
     "mujoco": "engines.mujoco_engine",
     "mock": "engines.mock_engine",
+    "mjx": "engines.mjx_engine",
 }
 
 
