@@ -171,8 +171,10 @@ class CudaPlane:
         return {"arena": self._host.declaration(), "cuda": self._arena.declaration()}
 
     def attached(self) -> None:
+        """Unlink the shared memory; order the host's stream after the initial state's copy."""
         assert self._host is not None
         self._host.unlink()
+        self.outputs_awaited()
 
     @property
     def views(self) -> dict[str, Any]:

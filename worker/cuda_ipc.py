@@ -14,9 +14,11 @@ libcuda is loaded on first use, so importing this on a machine without a GPU cos
 """
 
 import ctypes
+import sys
 
 import numpy as np
 
+LIBRARY = "libcuda.so.1"
 HANDLE_BYTES = 64  # CUipcMemHandle and CUipcEventHandle
 UUID_BYTES = 16
 ALIGN = 256  # every region starts on this many bytes (XLA and cuBLAS want >= 64)
@@ -67,6 +69,7 @@ _SIGNATURES = {
     "cuEventCreate": (_out(_ptr), _uint),
     "cuEventDestroy": (_ptr,),
     "cuEventRecord": (_ptr, _ptr),
+    "cuEventSynchronize": (_ptr,),
     "cuIpcGetEventHandle": (_out(IpcHandle), _ptr),
     "cuIpcOpenEventHandle": (_out(_ptr), IpcHandle),
     "cuStreamCreate": (_out(_ptr), _uint),
@@ -196,6 +199,9 @@ class Driver:
     def wait(self, stream, event):
         self.call("cuStreamWaitEvent", stream, event, 0)
 
+    def wait_on_cpu(self, event):
+        self.call("cuEventSynchronize", event)
+
     def create_stream(self):
         stream = ctypes.c_void_p()
         self.call("cuStreamCreate", ctypes.byref(stream), STREAM_NON_BLOCKING)
@@ -211,16 +217,16 @@ class Driver:
 _driver = None
 
 
-def driver(library="libcuda.so.1"):
+def driver():
     """The process's ``Driver``, loaded and initialised on first use."""
     global _driver
     if _driver is None:
         try:
-            lib = ctypes.CDLL(library)
+            lib = ctypes.CDLL(LIBRARY)
         except OSError as exc:
             raise CudaUnavailable(
                 "the NVIDIA driver library %s cannot be loaded (%s): this machine has no "
-                "NVIDIA driver, or no GPU is passed through to it" % (library, exc)) from None
+                "NVIDIA driver, or no GPU is passed through to it" % (LIBRARY, exc)) from None
         loaded = Driver(lib)
         try:
             loaded.call("cuInit", 0)
@@ -298,6 +304,8 @@ _DLManagedTensor._fields_ = [
     ("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
     ("deleter", ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))),
 ]
+# Consumers call the deleter when done; the region keeps the memory, so there is nothing to free.
+_keep = _DLManagedTensor._fields_[2][1](lambda managed: None)
 _capsule_new = ctypes.pythonapi.PyCapsule_New
 _capsule_new.restype = ctypes.py_object
 _capsule_new.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
@@ -312,7 +320,8 @@ class DeviceRegion:
     Exposes ``__cuda_array_interface__`` (torch, CuPy, Numba) and ``__dlpack__`` (JAX,
     torch). ``owner`` is kept alive by the region, and so by every tensor made from it.
     When ``ready`` is an event, a DLPack consumer's stream waits on it before using the
-    data, so importing the region is ordered after the producer's writes.
+    data, so importing the region is ordered after the producer's writes; a consumer that
+    names no stream gets data already complete (this thread waits for the event).
     """
 
     def __init__(self, name, pointer, dtype, shape, ordinal, owner, ready=None,
@@ -326,6 +335,7 @@ class DeviceRegion:
         self.ready = ready
         self.device_type = device_type
         self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        self.cpu_waits = 0
         self._managed = None
 
     @property
@@ -343,14 +353,21 @@ class DeviceRegion:
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError("region %s lives on DLPack device %s, not %s"
                               % (self.name, self.__dlpack_device__(), tuple(dl_device)))
-        if self.ready is not None and stream is not None and stream != -1:
-            driver().wait(stream, self.ready)
+        if self.ready is not None and stream != -1:
+            if stream is None:
+                if not self.cpu_waits:
+                    sys.stderr.write("unisim cuda_ipc: the consumer of %s gives no stream; "
+                                     "waiting for the producer on the CPU\n" % self.name)
+                self.cpu_waits += 1
+                driver().wait_on_cpu(self.ready)
+            else:
+                driver().wait(stream, self.ready)
         if self._managed is None:
             self._managed = self._describe()
         return _capsule_new(ctypes.addressof(self._managed), _DLPACK_NAME, None)
 
     def _describe(self):
-        """The DLManagedTensor, built once and kept for the region's life (no deleter)."""
+        """The DLManagedTensor, built once and kept for the region's life."""
         if self.dtype.kind not in _DLPACK_CODES or not self.dtype.isnative:
             raise BufferError("dtype %s cannot be exported by DLPack" % self.dtype)
         self._shape = (ctypes.c_int64 * len(self.shape))(*self.shape)
@@ -361,6 +378,7 @@ class DeviceRegion:
         tensor.ndim = len(self.shape)
         tensor.dtype = _DLDataType(_DLPACK_CODES[self.dtype.kind], self.dtype.itemsize * 8, 1)
         tensor.shape = self._shape
+        managed.deleter = _keep
         return managed
 
     def __repr__(self):
@@ -395,7 +413,8 @@ class DeviceMapping:
     ``publish`` copies device arrays (anything with ``__dlpack__``, e.g. JAX arrays) into
     regions on this mapping's stream, which first waits until each array is ready, then
     records ``state_ready``. The capsules stay held until the next publish, so the sources
-    outlive the asynchronous copies.
+    outlive the asynchronous copies. A framework that cannot order its export on a foreign
+    stream is asked for a plain export instead, which waits on the CPU (and says so once).
     """
 
     def __init__(self, declaration):
@@ -424,6 +443,17 @@ class DeviceMapping:
             for slot in declaration["slots"]
         }
         self._held = []
+        self.stream_exports = True
+
+    def _export(self, array):
+        if self.stream_exports:
+            try:
+                return array.__dlpack__(stream=self.stream)
+            except Exception as exc:  # frameworks raise their own types for this
+                sys.stderr.write("unisim cuda_ipc: %s cannot export on a given stream (%s); "
+                                 "waiting on the CPU instead\n" % (type(array).__name__, exc))
+                self.stream_exports = False
+        return array.__dlpack__()
 
     def publish(self, arrays):
         """Copy ``{region name: device array}`` into the arena, then record ``state_ready``."""
@@ -431,7 +461,7 @@ class DeviceMapping:
         held = []
         for name, array in arrays.items():
             region = self.regions[name]
-            capsule = array.__dlpack__(stream=self.stream)
+            capsule = self._export(array)
             drv.copy_async(region.pointer, dlpack_pointer(capsule, region.nbytes), region.nbytes,
                            self.stream)
             held.append(capsule)

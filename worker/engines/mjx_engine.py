@@ -15,6 +15,7 @@ JAX, MuJoCo and MJX are imported in ``init`` only. Set ``JAX_COMPILATION_CACHE_D
 host's environment (the worker inherits it) to reuse compiled steps across workers.
 """
 
+import contextlib
 import os
 
 import numpy as np
@@ -97,6 +98,10 @@ class HostSlots:
         for name, array in arrays.items():
             self.slots[name][...] = np.asarray(array)
 
+    def guard(self):
+        """Copies to the host are this plane's job."""
+        return contextlib.nullcontext()
+
     def close(self):
         """Nothing to release: the host owns the shared memory."""
 
@@ -104,9 +109,10 @@ class HostSlots:
 class DeviceSlots:
     """Slots in the host's CUDA arena: read in place by DLPack, written by device copies."""
 
-    def __init__(self, slots):
+    def __init__(self, jax, slots):
         from jax.dlpack import from_dlpack
 
+        self.jax = jax
         self.from_dlpack = from_dlpack
         self.regions = slots
         self.mapping = slots["ctrl"].owner
@@ -116,6 +122,10 @@ class DeviceSlots:
 
     def publish(self, arrays):
         self.mapping.publish(arrays)
+
+    def guard(self):
+        """A context in which any device-to-host copy by JAX raises: none belongs in a step."""
+        return self.jax.transfer_guard_device_to_host("disallow_explicit")
 
     def close(self):
         self.mapping.close()
@@ -186,7 +196,7 @@ class MjxEngine(Engine):
         if isinstance(slots["ctrl"], np.ndarray):
             self.io = HostSlots(self.jax, self.device, slots)
         else:
-            self.io = DeviceSlots(slots)
+            self.io = DeviceSlots(self.jax, slots)
         self.mask = slots["reset_mask"]
         self._publish()
 
@@ -196,12 +206,13 @@ class MjxEngine(Engine):
     def step(self, substeps):
         if substeps < 1:
             raise ValueError("substeps must be at least 1, got %d" % substeps)
-        ctrl = self.io.read("ctrl")
-        try:
-            self.data = self.step_fn(self.model, self.data, ctrl, substeps)
-        except Exception as exc:
-            raise EngineFault("MJX step failed: %s" % exc) from exc
-        self._publish()
+        with self.io.guard():
+            ctrl = self.io.read("ctrl")
+            try:
+                self.data = self.step_fn(self.model, self.data, ctrl, substeps)
+            except Exception as exc:
+                raise EngineFault("MJX step failed: %s" % exc) from exc
+            self._publish()
 
     def reset(self, use_qpos, use_qvel):
         mask = self.jax.device_put(self.mask.astype(bool), self.device)
