@@ -153,10 +153,14 @@ def measure(mode: Mode, num_envs: int, steps: int) -> tuple[float, float]:
 
 def compare(modes: list[Mode], num_envs: int, steps: int, rounds: int) -> list[tuple[str, float,
                                                                                     float]]:
-    for mode in modes:  # warm up: caches, allocators, clocks
-        for _ in range(3):
-            mode.step()
-        mode.sync()
+    for mode in list(modes):  # warm up: caches, allocators, clocks
+        try:
+            for _ in range(3):
+                mode.step()
+            mode.sync()
+        except Exception:
+            print(f"  {mode.name} failed:\n{traceback.format_exc()}", flush=True)
+            modes.remove(mode)
     results: dict[str, list[tuple[float, float]]] = {m.name: [] for m in modes}
     for _ in range(rounds):
         for mode in modes:
@@ -211,6 +215,9 @@ def main() -> int:
         finally:
             for mode in modes:
                 mode.close()
+        if measured[0][0] != InProcess.name:
+            print("  in-process MJX failed: no ratios for this N", flush=True)
+            continue
         base = measured[0][1]
         for name, rate, latency in measured:
             rows.append((num_envs, name, rate, latency, rate / base))

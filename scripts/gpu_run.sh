@@ -14,9 +14,9 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir wheel
   "torch", torch.__version__, torch.cuda.is_available())'; } 2>&1 | tee "$out/gpu-env.log"
 status=0
 # Each phase has a time limit, so that one hang leaves the other's output.
-timeout "${TESTS_LIMIT:-270}" python3 -m pytest -q -p no:cacheprovider -rs --durations=8 \
+timeout "${TESTS_LIMIT:-240}" python3 -m pytest -q -p no:cacheprovider -rs --durations=8 \
   tests/test_cuda_ipc.py tests/test_gpu.py tests/test_mjx.py 2>&1 | tee "$out/gpu-tests.log" \
   || status=1
-timeout "${BENCH_LIMIT:-420}" python3 benchmarks/gpu.py "$@" 2>&1 \
+timeout "${BENCH_LIMIT:-330}" python3 benchmarks/gpu.py "$@" 2>&1 \
   | tee "$out/gpu-benchmark.log" || status=1
 exit $status

@@ -29,7 +29,7 @@ def test_mjx_behind_shared_memory_matches_mjx_in_process() -> None:
             trajectory.append(sim.qpos.copy())
         expected = in_process_rollout(QUADRUPED, NUM_ENVS, ctrls)
         for got, want in zip(trajectory, expected, strict=True):
-            np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-4)  # GPUs add in any order
 
         start = sim.qpos.copy()
         pose = start[0] + 0.01

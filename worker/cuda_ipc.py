@@ -446,14 +446,16 @@ class DeviceMapping:
         self.stream_exports = True
 
     def _export(self, array):
-        if self.stream_exports:
-            try:
-                return array.__dlpack__(stream=self.stream)
-            except Exception as exc:  # frameworks raise their own types for this
-                sys.stderr.write("unisim cuda_ipc: %s cannot export on a given stream (%s); "
-                                 "waiting on the CPU instead\n" % (type(array).__name__, exc))
-                self.stream_exports = False
-        return array.__dlpack__()
+        if not self.stream_exports:
+            return array.__dlpack__()
+        try:
+            return array.__dlpack__(stream=self.stream)
+        except Exception as exc:  # frameworks raise their own types for this
+            capsule = array.__dlpack__()  # raises too if the array itself is broken
+            sys.stderr.write("unisim cuda_ipc: %s cannot export on a given stream (%s); "
+                             "waiting on the CPU instead\n" % (type(array).__name__, exc))
+            self.stream_exports = False
+            return capsule
 
     def publish(self, arrays):
         """Copy ``{region name: device array}`` into the arena, then record ``state_ready``."""

@@ -4,10 +4,11 @@ The whole batch is one ``mjx.Data`` with a leading env axis, stepped by one jitt
 vmapped function (compiled once in ``init``, whatever the number of substeps). How the
 slots are reached is chosen once, in ``attach``:
 
-* slots in the host's CUDA arena (``data_plane="cuda"``): ctrl is read in place through
-  DLPack, ordered after the host's writes by the ``ctrl_ready`` event, and the new qpos and
-  qvel are copied device-to-device into the arena, then ``state_ready`` is recorded. No
-  host copy and no CPU wait on the step path.
+* slots in the host's CUDA arena (``data_plane="cuda"``): ctrl is imported through DLPack,
+  ordered after the host's writes by the ``ctrl_ready`` event, and copied on the device into
+  a JAX buffer (XLA runs the step as CUDA graphs, whose copy nodes refuse memory opened by
+  IPC); the new qpos and qvel are copied device-to-device into the arena, then
+  ``state_ready`` is recorded. No host copy and no CPU wait on the step path.
 * slots in host shared memory (``data_plane="shm"``): ctrl is copied to the device and the
   state back to the host every step, the baseline the CUDA plane is measured against.
 
@@ -107,7 +108,7 @@ class HostSlots:
 
 
 class DeviceSlots:
-    """Slots in the host's CUDA arena: read in place by DLPack, written by device copies."""
+    """Slots in the host's CUDA arena: read and written by device-to-device copies."""
 
     def __init__(self, jax, slots):
         from jax.dlpack import from_dlpack
@@ -118,7 +119,7 @@ class DeviceSlots:
         self.mapping = slots["ctrl"].owner
 
     def read(self, name):
-        return self.from_dlpack(self.regions[name])
+        return self.from_dlpack(self.regions[name], copy=True)
 
     def publish(self, arrays):
         self.mapping.publish(arrays)
