@@ -5,10 +5,12 @@ vmapped function (compiled once in ``init``, whatever the number of substeps). H
 slots are reached is chosen once, in ``attach``:
 
 * slots in the host's CUDA arena (``data_plane="cuda"``): ctrl is imported through DLPack,
-  ordered after the host's writes by the ``ctrl_ready`` event, and copied on the device into
-  a JAX buffer (XLA runs the step as CUDA graphs, whose copy nodes refuse memory opened by
-  IPC); the new qpos and qvel are copied device-to-device into the arena, then
-  ``state_ready`` is recorded. No host copy and no CPU wait on the step path.
+  ordered after the host's writes by the ``ctrl_ready`` event, and moved on the device into
+  a JAX buffer by a small kernel (XLA runs programs as CUDA graphs, whose copy nodes refuse
+  memory opened by IPC, and JAX's own copy of a DLPack import is not implemented for its
+  CUDA plugin); non-finite controls become 0 on the way. The new qpos and qvel are copied
+  device-to-device into the arena, then ``state_ready`` is recorded. No host copy and no CPU
+  wait on the step path.
 * slots in host shared memory (``data_plane="shm"``): ctrl is copied to the device and the
   state back to the host every step, the baseline the CUDA plane is measured against.
 
@@ -115,11 +117,13 @@ class DeviceSlots:
 
         self.jax = jax
         self.from_dlpack = from_dlpack
+        numpy = jax.numpy
+        self.take = jax.jit(lambda x: numpy.where(numpy.isfinite(x), x, 0))
         self.regions = slots
         self.mapping = slots["ctrl"].owner
 
     def read(self, name):
-        return self.from_dlpack(self.regions[name], copy=True)
+        return self.take(self.from_dlpack(self.regions[name]))
 
     def publish(self, arrays):
         self.mapping.publish(arrays)
