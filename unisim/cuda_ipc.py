@@ -187,7 +187,9 @@ class CudaPlane:
 
     def write(self, target: Any, value: Any, name: str, rows: Any = None) -> None:
         torch = self._torch
-        source = torch.as_tensor(value).to(device=target.device, dtype=target.dtype)
+        if not isinstance(value, torch.Tensor):  # a fresh, writable host array for torch
+            value = torch.from_numpy(np.array(value))
+        source = value.to(device=target.device, dtype=target.dtype)
         try:
             if rows is None:
                 target.copy_(source)
