@@ -56,8 +56,9 @@ class InProcess(Mode):
         sys.path.insert(0, str(WORKER_MAIN.parent))
         import jax
         import mujoco
-        from engines import mjx_engine
         from mujoco import mjx
+
+        from engines import mjx_engine
 
         model = mujoco.MjModel.from_xml_path(models.resolve(MODEL))
         device = jax.devices()[0]

@@ -47,8 +47,9 @@ def in_process_rollout(model: str, num_envs: int, ctrls: np.ndarray) -> list[np.
     try:
         import jax
         import mujoco
-        from engines import mjx_engine
         from mujoco import mjx
+
+        from engines import mjx_engine
     finally:
         sys.path.remove(str(WORKER_MAIN.parent))
     mj_model = mujoco.MjModel.from_xml_path(models.resolve(model))

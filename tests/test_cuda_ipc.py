@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from unisim.worker import cuda_ipc
 
 import unisim
 from unisim import protocol
 from unisim.cuda_ipc import region_offsets
 from unisim.slots import SlotSpec
+from unisim.worker import cuda_ipc
 
 
 def _gpu_absent_reason() -> str | None:

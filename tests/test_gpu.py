@@ -15,14 +15,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from mjx_support import QUADRUPED, in_process_rollout, jax_cache, mjx_missing, random_ctrls
-from unisim.worker import cuda_ipc
 
 import unisim
 from unisim import protocol
 from unisim.cuda_ipc import DeviceArena
 from unisim.process import WORKER_MAIN
 from unisim.slots import SlotSpec
+from unisim.worker import cuda_ipc
+
+from .mjx_support import QUADRUPED, in_process_rollout, jax_cache, mjx_missing, random_ctrls
 
 __all__ = ["jax_cache"]
 

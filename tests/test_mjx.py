@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mjx_support import QUADRUPED, in_process_rollout, jax_cache, mjx_missing, random_ctrls
 
 import unisim
+
+from .mjx_support import QUADRUPED, in_process_rollout, jax_cache, mjx_missing, random_ctrls
 
 pytestmark = [pytest.mark.skipif(mjx_missing() is not None, reason=str(mjx_missing())),
               pytest.mark.usefixtures("jax_cache"), pytest.mark.timeout(600)]

@@ -13,8 +13,11 @@ from .errors import (
     WorkerTimeout,
 )
 from .layout import Layout
+from .randomizer import Randomizer
+from .render_pool import RenderPool, RenderWorkerDied
 
 __all__ = [
-    "Backend", "BackendDead", "Layout", "ProtocolError", "RemoteError", "SetupError",
-    "UnisimError", "WorkerCrashed", "WorkerDied", "WorkerTimeout", "errors", "models",
+    "Backend", "BackendDead", "Layout", "ProtocolError", "Randomizer", "RemoteError",
+    "RenderPool", "RenderWorkerDied", "SetupError", "UnisimError", "WorkerCrashed",
+    "WorkerDied", "WorkerTimeout", "errors", "models",
 ]

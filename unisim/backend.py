@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 import weakref
 from collections.abc import Sequence
@@ -12,40 +14,49 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import models, protocol
-from .channel import Channel
-from .errors import BackendDead, SetupError, UnisimError, WorkerDied
-from .interpreter import resolve_python
+import unisim.protocol as protocol
+
+from . import models
+from .capture import ImageSlot
+from .errors import BackendDead, ProtocolError, SetupError, WorkerDied
+from .interpreter import resolve_worker
 from .layout import Layout
 from .planes import DataPlane, as_numpy
 from .planes import create as create_plane
-from .process import WorkerProcess
+from .pool import WorkerPool, Workers, split_rows
 from .progress import ProgressBar
 from .slots import reap_orphans
+from .stepping import DoorbellStepping, PipeStepping, Stepping
 
 Command = protocol.Command
-SHUTDOWN_TIMEOUT = 5.0
+bell = protocol.doorbell
+SETUP_TIMEOUT = 60.0
 
 
 class Backend:
-    """``num_envs`` simulations of one scene, run by an engine in a worker process.
+    """``num_envs`` simulations of one scene, run by an engine in worker processes.
 
     State lives in shared memory: ``qpos``, ``qvel`` and ``ctrl`` are numpy views of shape
-    ``(num_envs, nq | nv | nu)`` that the worker updates in place on every ``step`` and
-    ``reset``; ``tensors()`` gives torch views of the same memory.
+    ``(num_envs, nq | nv | nu)`` that the workers update in place on every ``step`` and
+    ``reset``; ``tensors()`` gives torch views of the same memory. With ``workers=K`` the
+    envs are split into K contiguous row ranges, each stepped by its own process
+    (default: ``pool.default_workers``, one per core for large batches).
 
-    ``data_plane="cuda"`` (engines whose state lives on a GPU, e.g. ``"mjx"``) puts them in
-    device memory of GPU ``device`` shared with the worker by CUDA IPC instead: they are then
-    torch CUDA tensors, and a step is ordered on torch's current stream, with no host copy.
+    ``data_plane="cuda"`` (engines whose state lives on a GPU, e.g. ``"mjx"``) puts the
+    engine's slots in memory of GPU ``device`` shared with one worker by CUDA IPC instead:
+    they are then torch CUDA tensors, and a step is ordered on torch's current stream with
+    no host copy (docs/cuda-ipc.md). Naming a ``device`` also defaults to one worker.
     """
 
     def __init__(self, engine: str = "mujoco", model: str | Path | None = None,
                  num_envs: int = 1, *, python: str | Path | None = None,
-                 timeout: float = 60.0, init_timeout: float | None = None,
-                 keyframe: str | None = None, options: dict[str, Any] | None = None,
-                 progress: bool = True, data_plane: str = "shm",
+                 workers: int | None = None, timeout: float = 60.0,
+                 init_timeout: float | None = None, keyframe: str | None = None,
+                 options: dict[str, Any] | None = None, progress: bool = True,
+                 doorbell: bool = True, data_plane: str = "shm",
                  device: int | None = None) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) \
+                or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
@@ -53,75 +64,105 @@ class Backend:
         self.num_envs = int(num_envs)
         self.timeout = float(timeout)
         self._closed = False
+        self._lock = threading.Lock()
+        self._images = ImageSlot()
         self._plane: DataPlane = create_plane(data_plane, device)
-        payload: dict[str, Any] = {"engine": engine, "num_envs": self.num_envs,
-                                   "keyframe": keyframe, "options": options or {}}
+        self._rows = split_rows(self.num_envs, self._plane.worker_count(workers, self.num_envs))
+        threads = max(1, (os.cpu_count() or 1) // len(self._rows))
+        self._spec: dict[str, Any] = {"engine": engine, "keyframe": keyframe,
+                                      "threads": threads, "options": options or {}}
         if model is not None:
-            payload["model"] = models.resolve(model)
-        payload.update(self._plane.init_fields())
-        self.python = resolve_python(python)
+            self._spec["model"] = models.resolve(model)
+        self._spec.update(self._plane.init_fields())
+        # Setup (interpreter start, imports, scene building) is slow and bursty; a short
+        # per-step ``timeout`` must not make it fail.
+        self._init_timeout = init_timeout or max(self.timeout, SETUP_TIMEOUT)
+        self._progress = progress
+        self._doorbell = doorbell
+        self.python, self._worker_env = resolve_worker(engine, python)
         reap_orphans()
+        self._resources = Workers()
+        self._finalizer = weakref.finalize(self, _release, self._resources, self._plane)
         started = time.perf_counter()
-        self._process = WorkerProcess(self.python)
-        self._channel = Channel(self._process)
-        self._finalizer = weakref.finalize(self, _shutdown, self._channel, self._process,
-                                           self._plane)
         try:
-            self.worker_info = self._handshake(engine)
-            bar = ProgressBar(f"{engine} init", enabled=progress)
-            try:
-                reply = self._channel.request(Command.INIT, payload,
-                                              init_timeout or self.timeout, bar.update)
-            finally:
-                bar.close()
-            self.layout = Layout.from_reply(reply)
-            attach = self._plane.allocate(self.layout, self.num_envs)
-            self._channel.request(Command.ATTACH, attach, self.timeout)
-            self._plane.attached()
+            self._start()
         except BaseException:
             self.close()
             raise
         self.startup_seconds = time.perf_counter() - started
-        views = self._plane.views
-        self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
-        self._reset_mask = views["reset_mask"]
 
-    def _handshake(self, engine: str) -> dict[str, Any]:
+    def _start(self) -> None:
+        """Spawn the workers, build the scene, attach the slots (created on first start)."""
+        arena = self._resources.arena
+        pool = self._pool = self._resources.pool = WorkerPool(
+            self.python, self._rows, envs=[self._worker_env] * len(self._rows))
+        self.worker_info = handshake(pool, self.python, self.engine, self._init_timeout)
+        bar = ProgressBar(f"{self.engine} init", enabled=self._progress)
         try:
-            hello = self._channel.hello(self.timeout)
-        except WorkerDied as exc:
-            raise SetupError(
-                f"the worker on {self.python} did not speak the unisim protocol: {exc}",
-                hint=f"check that {self.python} is Python >= 3.8 with numpy and msgpack "
-                     f"installed ({self.python} -m pip install numpy msgpack) and the engine's "
-                     f"SDK") from exc
-        if hello.get("protocol") != protocol.VERSION:
-            raise SetupError(
-                f"worker speaks protocol version {hello.get('protocol')}, host speaks "
-                f"{protocol.VERSION}", hint="install the same unisim version on both sides")
-        if engine not in hello.get("engines", []):
-            raise SetupError(f"worker has no engine {engine!r}",
-                             hint=f"choose one of {hello.get('engines')}")
-        return hello
+            replies = pool.call(Command.INIT, lambda m: {**self._spec, "num_envs": len(m.rows)},
+                                self._init_timeout, bar.update)
+        finally:
+            bar.close()
+        layout = Layout.from_replies(replies)
+        self.report: dict[str, Any] = replies[0].get("report", {})  # engine's configuration
+        if arena is None:
+            self.layout = layout
+            arena = self._resources.arena = self._plane.allocate(layout, self.num_envs,
+                                                                 lines=len(self._rows))
+            views = self._plane.views
+            self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
+            self._reset_mask = views["reset_mask"]
+        elif layout != self.layout:
+            raise SetupError("the restarted workers report a different layout",
+                             hint="the model or the worker's engine changed on disk")
+        self._arena = arena
+        line = {id(m): k for k, m in enumerate(pool.members)}
+        pool.call(Command.ATTACH,
+                  lambda m: self._plane.attach_payload(arena, m.rows, line[id(m)]), self.timeout)
+        arena.unlink()
+        self._plane.attached()
+        self._stepping: Stepping = (
+            DoorbellStepping(pool, arena.doorbells) if self._doorbell and bell.AVAILABLE
+            else PipeStepping(pool))
+
+    def restart(self) -> None:
+        """Replace the workers (dead or alive) by fresh ones over the same slots.
+
+        Views and tensors taken earlier stay valid; every env is back at its initial state.
+        """
+        with self._lock:
+            if self._closed:
+                raise BackendDead("the backend is closed")
+            self._resources.stop()
+            try:
+                self._start()
+            except BaseException:
+                self._resources.stop()
+                raise
 
     # -- state -----------------------------------------------------------------------
 
     @property
     def worker_pid(self) -> int:
-        return self._process.pid
+        """The first worker's pid (see ``worker_pids`` for a pool)."""
+        return self._pool.pids[0]
 
     @property
-    def ctrl(self) -> npt.NDArray[np.float64]:
+    def worker_pids(self) -> list[int]:
+        return self._pool.pids
+
+    @property
+    def ctrl(self) -> Any:  # numpy (data_plane="shm") or a torch CUDA tensor ("cuda")
         self._check_open()
         return self._ctrl
 
     @property
-    def qpos(self) -> npt.NDArray[np.float64]:
+    def qpos(self) -> Any:  # numpy (data_plane="shm") or a torch CUDA tensor ("cuda")
         self._check_open()
         return self._qpos
 
     @property
-    def qvel(self) -> npt.NDArray[np.float64]:
+    def qvel(self) -> Any:  # numpy (data_plane="shm") or a torch CUDA tensor ("cuda")
         self._check_open()
         return self._qvel
 
@@ -129,6 +170,12 @@ class Backend:
         """Every slot, by name, as numpy views (zero-copy)."""
         self._check_open()
         return dict(self._plane.views)
+
+    def shared_arena(self) -> dict[str, Any]:
+        """A declaration of the state arena that another worker of this user can map while
+        this backend is open (a ``RenderPool`` reads qpos rows from it, uncopied)."""
+        self._check_open()
+        return self._arena.declaration()
 
     def tensors(self) -> dict[str, Any]:
         """Every slot as a torch tensor sharing the slot's memory (needs torch)."""
@@ -140,16 +187,16 @@ class Backend:
     def step(self, ctrl: Any = None, substeps: int = 1) -> None:
         """Write ``ctrl`` (array-like or tensor, broadcast to ``(num_envs, nu)``) and step."""
         self._check_open()
-        if ctrl is not None:
-            self._plane.write(self._ctrl, ctrl, "ctrl")
-        if substeps == 1:
-            payload: dict[str, Any] = {}
-        elif isinstance(substeps, (int, np.integer)) and not isinstance(substeps, bool) \
-                and substeps >= 1:
-            payload = {"substeps": int(substeps)}
-        else:
+        if substeps != 1 and (not isinstance(substeps, int | np.integer)
+                              or isinstance(substeps, bool) or substeps < 1):
             raise ValueError(f"substeps must be a positive int, got {substeps!r}")
-        self._exchange(Command.STEP, payload)
+        with self._lock:
+            self._stepping.settle()
+            if ctrl is not None:
+                self._plane.write(self._ctrl, ctrl, "ctrl")
+            self._plane.inputs_written()
+            self._stepping.step(int(substeps), self.timeout)
+            self._plane.outputs_awaited()
 
     def reset(self, env_ids: Any = None, qpos: Any = None, qvel: Any = None) -> None:
         """Reset envs ``env_ids`` (all if None) to ``qpos``/``qvel`` or the initial state."""
@@ -159,48 +206,78 @@ class Backend:
             qpos = _checked(qpos, (len(rows), self.layout.nq), "qpos")
         if qvel is not None:
             qvel = _checked(qvel, (len(rows), self.layout.nv), "qvel")
-        self._reset_mask[:] = 0
-        self._reset_mask[rows] = 1
-        if qpos is not None:
-            self._plane.write(self._qpos, qpos, "qpos", rows)
-        if qvel is not None:
-            self._plane.write(self._qvel, qvel, "qvel", rows)
-        self._exchange(Command.RESET, {"qpos": qpos is not None, "qvel": qvel is not None})
+        with self._lock:
+            self._check_open()
+            self._stepping.settle()
+            mask = self._reset_mask
+            mask[:] = 0
+            mask[rows] = 1
+            if qpos is not None:
+                self._plane.write(self._qpos, qpos, "qpos", rows)
+            if qvel is not None:
+                self._plane.write(self._qvel, qvel, "qvel", rows)
+            members = [m for m in self._pool.members if mask[m.rows.start:m.rows.stop].any()]
+            if members:
+                self._plane.inputs_written()
+                self._pool.call(Command.RESET, {"qpos": qpos is not None,
+                                                "qvel": qvel is not None},
+                                self.timeout, members=members)
+                self._plane.outputs_awaited()
 
-    def _exchange(self, command: int, payload: dict[str, Any]) -> None:
-        """A request whose worker reads the host's writes and writes what the host reads next."""
-        self._plane.inputs_written()
-        self._channel.request(command, payload, self.timeout)
-        self._plane.outputs_awaited()
+    def capture(self, env_id: int = 0, camera: str | int | None = None, width: int = 320,
+                height: int = 240) -> npt.NDArray[np.uint8]:
+        """Render env ``env_id`` offscreen in its worker; returns an (H, W, 3) uint8 frame.
+
+        ``camera`` is a model camera's name or id, or None for the free camera. The frame
+        travels through a shared-memory image slot, never the pipe.
+        """
+        self._check_open()
+        env = _rows(env_id, self.num_envs)
+        if env.shape != (1,):
+            raise ValueError(f"env_id must be one env index, got {env_id!r}")
+        if camera is not None and not isinstance(camera, str | int):
+            raise TypeError(f"camera must be a camera name, id or None, got {camera!r}")
+        image = self._images.declare(width, height)
+        with self._lock:
+            self._check_open()
+            member = next(m for m in self._pool.members if env[0] in m.rows)
+            self._pool.call(Command.CAPTURE, {
+                "env_id": int(env[0]) - member.rows.start, "camera": camera, "width": width,
+                "height": height, "image": image}, self.timeout, members=[member])
+            return self._images.frame(width, height)
 
     def ping(self) -> float:
         """One empty round trip; returns its duration in seconds."""
         self._check_open()
-        start = time.perf_counter()
-        self._channel.request(Command.PING, {}, self.timeout)
-        return time.perf_counter() - start
+        with self._lock:
+            start = time.perf_counter()
+            self._pool.call(Command.PING, {}, self.timeout)
+            return time.perf_counter() - start
 
     def request(self, command: int, payload: dict[str, Any],
-                timeout: float | None = None) -> dict[str, Any]:
-        """A raw protocol request (for engine-specific commands)."""
+                timeout: float | None = None) -> list[dict[str, Any]]:
+        """A raw protocol request to every worker (for engine-specific commands)."""
         self._check_open()
-        return self._channel.request(command, payload, timeout or self.timeout)
+        with self._lock:
+            return self._pool.call(command, payload, timeout or self.timeout)
 
     # -- lifecycle --------------------------------------------------------------------
 
     def _check_open(self) -> None:
         if self._closed:
             raise BackendDead("the backend is closed")
-        if self._channel.dead is not None:
-            raise BackendDead(f"the backend's worker is dead: {self._channel.dead}") \
-                from self._channel.dead
+        dead = self._pool.dead
+        if dead is not None:
+            raise BackendDead(f"the backend's worker is dead: {dead}") from dead
 
     def close(self) -> None:
         """Shut the worker down and release the shared memory; safe to call twice."""
         if self._closed:
             return
-        self._closed = True
-        self._finalizer()
+        with self._lock:
+            self._closed = True
+            self._finalizer()
+            self._images.close()
 
     def __enter__(self) -> Backend:
         return self
@@ -214,19 +291,38 @@ class Backend:
         return f"<unisim.Backend {self.engine} num_envs={self.num_envs} ({state})>"
 
 
-def _shutdown(channel: Channel, process: WorkerProcess, plane: DataPlane) -> None:
-    """Stop the worker politely, then firmly, and free the slots. Never raises."""
+def _release(resources: Workers, plane: DataPlane) -> None:
+    """Stop the workers, then free the slots (host arena, then the plane's). Never raises."""
     try:
-        if channel.dead is None and process.alive():
-            try:
-                channel.request(Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
-            except (UnisimError, OSError):
-                pass
-        process.close_pipes()
-        process.reap(grace=SHUTDOWN_TIMEOUT)
+        resources.close()
     finally:
-        channel.close()
         plane.close()
+
+
+def handshake(pool: WorkerPool, python: str, engine: str, timeout: float) -> dict[str, Any]:
+    """Read every worker's HELLO; check they speak our protocol and host ``engine``."""
+    try:
+        hello = pool.hello(timeout)[0]
+    except (WorkerDied, ProtocolError) as exc:
+        said = ""
+        if isinstance(exc, ProtocolError):  # it printed something: show that, and stderr
+            process = pool.members[0].process
+            process.reap(grace=0.0)  # killed already; reaped, its stderr can be read to EOF
+            tail = process.stderr_tail()
+            said = f"\n--- its stderr ---\n{tail}" if tail else ""
+        raise SetupError(
+            f"the worker on {python} did not speak the unisim protocol: {exc}{said}",
+            hint=f"check that {python} is Python >= 3.8 with numpy and msgpack "
+                 f"installed ({python} -m pip install numpy msgpack) and the engine's "
+                 f"SDK") from exc
+    if hello.get("protocol") != protocol.VERSION:
+        raise SetupError(
+            f"worker speaks protocol version {hello.get('protocol')}, host speaks "
+            f"{protocol.VERSION}", hint="install the same unisim version on both sides")
+    if engine not in hello.get("engines", []):
+        raise SetupError(f"worker has no engine {engine!r}",
+                         hint=f"choose one of {hello.get('engines')}")
+    return hello
 
 
 def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:

@@ -13,10 +13,15 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--num-envs", type=int, default=256)
     demo.add_argument("--steps", type=int, default=200)
     demo.add_argument("--python", default=None, help="worker interpreter (default: this one)")
+    commands.add_parser("doctor", help="show which worker interpreters and engines were found")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     if args.command == "demo":
         from .demo import run_demo
 
         return run_demo(args.num_envs, args.steps, args.python)
+    if args.command == "doctor":
+        from .doctor import run_doctor
+
+        return run_doctor()
     return 2

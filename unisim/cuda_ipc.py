@@ -156,24 +156,32 @@ class CudaPlane:
         self._arena: DeviceArena | None = None
         self._views: dict[str, Any] = {}
 
+    def worker_count(self, workers: int | None, num_envs: int) -> int:
+        if workers not in (None, 1):
+            raise ValueError(f"data_plane='cuda' steps all envs in one worker (its state is "
+                             f"ordered by one pair of events), got workers={workers!r}")
+        return 1
+
     def init_fields(self) -> dict[str, Any]:
         return {"device": {"ordinal": self.device, "uuid": self.uuid}}
 
-    def allocate(self, layout: Layout, rows: int) -> dict[str, Any]:
+    def allocate(self, layout: Layout, rows: int, lines: int) -> Arena:
         host = [s for s in layout.slots if s.name == RESET_MASK.name]
-        self._host = Arena(host, rows)
+        self._host = Arena(host, rows, lines=lines)
         self._arena = DeviceArena([s for s in layout.slots if s not in host], rows, self.device)
         torch = self._torch
         target = torch.device("cuda", self.device)
         self._views = {name: torch.as_tensor(region, device=target)
                        for name, region in self._arena.regions.items()}
         self._views.update(self._host.views)
-        return {"arena": self._host.declaration(), "cuda": self._arena.declaration()}
+        return self._host
+
+    def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
+        assert self._arena is not None
+        return {"arena": arena.declaration(rows, line), "cuda": self._arena.declaration()}
 
     def attached(self) -> None:
-        """Unlink the shared memory; order the host's stream after the initial state's copy."""
-        assert self._host is not None
-        self._host.unlink()
+        """Order the host's stream after the copy of the worker's initial state."""
         self.outputs_awaited()
 
     @property
@@ -212,7 +220,7 @@ class CudaPlane:
         self._arena.await_outputs(self._stream())
 
     def close(self) -> None:
+        """Destroy the events; the memory goes with the last tensor over it (the host arena
+        is closed by the backend's ``Workers``)."""
         if self._arena is not None:
             self._arena.close()
-        if self._host is not None:
-            self._host.close()

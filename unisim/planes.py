@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from .errors import SetupError
 from .layout import Layout
+from .pool import default_workers
 from .slots import Arena
 
 PLANES = ("shm", "cuda")
@@ -22,14 +23,21 @@ PLANES = ("shm", "cuda")
 class DataPlane(Protocol):
     name: str
 
+    def worker_count(self, workers: int | None, num_envs: int) -> int:
+        """How many workers step the envs, given the user's ``workers`` (None: choose)."""
+
     def init_fields(self) -> dict[str, Any]:
         """Entries this plane adds to the INIT payload (e.g. which GPU)."""
 
-    def allocate(self, layout: Layout, rows: int) -> dict[str, Any]:
-        """Create the slots for ``layout``; return the ATTACH payload declaring them."""
+    def allocate(self, layout: Layout, rows: int, lines: int) -> Arena:
+        """Create the slots for ``layout``; return the host arena (with ``lines`` doorbell
+        lines), which the backend's ``Workers`` owns and closes."""
+
+    def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
+        """The ATTACH payload for the worker of ``rows``, ringing doorbell ``line``."""
 
     def attached(self) -> None:
-        """The worker has mapped the slots."""
+        """Every worker has mapped the slots and published its initial state."""
 
     @property
     def views(self) -> dict[str, Any]:
@@ -48,7 +56,7 @@ class DataPlane(Protocol):
         """Called after that request's reply, before the host reads what the worker wrote."""
 
     def close(self) -> None:
-        """Release the memory (views already handed out stay safe to read)."""
+        """Release what the plane holds beyond the host arena (views stay safe to read)."""
 
 
 def create(kind: str, device: int | None) -> DataPlane:
@@ -74,16 +82,23 @@ class HostPlane:
         self.device = device
         self._arena: Arena | None = None
 
+    def worker_count(self, workers: int | None, num_envs: int) -> int:
+        if workers:
+            return workers
+        return 1 if self.device is not None else default_workers(num_envs)  # one per GPU
+
     def init_fields(self) -> dict[str, Any]:
         return {} if self.device is None else {"device": {"ordinal": self.device}}
 
-    def allocate(self, layout: Layout, rows: int) -> dict[str, Any]:
-        self._arena = Arena(layout.slots, rows)
-        return {"arena": self._arena.declaration()}
+    def allocate(self, layout: Layout, rows: int, lines: int) -> Arena:
+        self._arena = Arena(layout.slots, rows, lines=lines)
+        return self._arena
+
+    def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
+        return {"arena": arena.declaration(rows, line)}
 
     def attached(self) -> None:
-        assert self._arena is not None
-        self._arena.unlink()
+        """The workers wrote their initial state before they replied."""
 
     @property
     def views(self) -> dict[str, Any]:
@@ -111,8 +126,7 @@ class HostPlane:
         """The worker wrote before it replied."""
 
     def close(self) -> None:
-        if self._arena is not None:
-            self._arena.close()
+        """The host arena is all there is, and the backend's ``Workers`` closes it."""
 
 
 def as_numpy(value: Any) -> npt.NDArray[Any]:

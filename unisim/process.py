@@ -11,7 +11,7 @@ import threading
 from importlib import resources
 from pathlib import Path
 
-from . import protocol
+import unisim.protocol as protocol
 
 WORKER_MAIN = Path(str(resources.files("unisim.worker") / "main.py"))
 PROTOCOL_DIR = Path(protocol.__file__).resolve().parent

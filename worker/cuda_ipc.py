@@ -242,7 +242,8 @@ def driver():
 def decode_handle(handle):
     """A 64-byte IPC handle from its wire form (msgpack bytes)."""
     if not isinstance(handle, (bytes, bytearray)) or len(handle) != HANDLE_BYTES:
-        raise ValueError("a CUDA IPC handle is %d bytes, got %r" % (HANDLE_BYTES, _describe(handle)))
+        raise ValueError("a CUDA IPC handle is %d bytes, got %r"
+                         % (HANDLE_BYTES, _describe(handle)))
     return IpcHandle.from_buffer_copy(bytes(handle))
 
 

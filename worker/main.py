@@ -6,6 +6,7 @@ is loaded by file path because this interpreter cannot see the host's site-packa
 """
 
 import argparse
+import faulthandler
 import importlib.util
 import os
 import platform
@@ -42,6 +43,14 @@ def load_protocol(directory):
     return module
 
 
+def field(payload, command, name, kind, default):
+    """``payload[name]``, checked to be a ``kind`` (bool is not an int here)."""
+    value = payload.get(name, default)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError("%s %s must be %s, got %r" % (command, name, kind.__name__, value))
+    return value
+
+
 class Worker:
     """Message loop: reads requests, dispatches them to the engine, writes replies."""
 
@@ -62,7 +71,14 @@ class Worker:
             commands.CAPTURE: self.on_capture,
             commands.PING: self.on_ping,
             commands.SHUTDOWN: self.on_shutdown,
+            commands.DOORBELL: self.on_doorbell,
+            commands.RENDER: self.on_render,
         }
+        self.slots = {}
+        self.bell = None
+        self.bell_seen = 0  # the last REQUEST value served
+        self.bell_spin = 0.0
+        self.host_pid = os.getppid()
 
     def send(self, kind, payload):
         self.writer.write(self.protocol.pack(kind, self.request_id, self.command, payload))
@@ -73,6 +89,7 @@ class Worker:
 
     def hello(self):
         import numpy
+
         from engines import ENGINES
 
         self.send(self.protocol.Kind.HELLO, {
@@ -84,27 +101,62 @@ class Worker:
         })
 
     def serve(self):
-        protocol = self.protocol
-        while self.running:
-            try:
-                body = self.reader.read()
-            except protocol.StreamClosed:
-                break
-            try:
-                kind, self.request_id, self.command, payload = protocol.unpack(body)
-                if kind != protocol.Kind.REQUEST or self.command is None:
-                    raise protocol.MessageError(
-                        "worker accepts only REQUEST frames with a command, got %s"
-                        % protocol.describe(kind, self.command))
-                reply = self.handlers[self.command](payload)
-            except Exception as exc:  # every failure crosses as data
-                faulted = bool(getattr(exc, "faulted", False))
-                self.send(protocol.Kind.ERROR, protocol.error_record(
-                    type(exc).__name__, str(exc), traceback.format_exc(), faulted))
-                continue
-            self.send(protocol.Kind.REPLY, reply)
+        """Serve until SHUTDOWN or end-of-file on the pipe."""
+        try:
+            while self.running:
+                if self.bell is None:
+                    self.serve_frame()
+                else:
+                    self.serve_bell()
+        except self.protocol.StreamClosed:
+            pass
         if self.engine is not None:
             self.engine.close()
+
+    def serve_frame(self):
+        """Read one request frame from the pipe and answer it."""
+        protocol = self.protocol
+        body = self.reader.read()
+        try:
+            kind, self.request_id, self.command, payload = protocol.unpack(body)
+            if kind != protocol.Kind.REQUEST or self.command is None:
+                raise protocol.MessageError(
+                    "worker accepts only REQUEST frames with a command, got %s"
+                    % protocol.describe(kind, self.command))
+            reply = self.handlers[self.command](payload)
+        except Exception as exc:  # every failure crosses as data
+            self.send_error(exc)
+            return
+        self.send(protocol.Kind.REPLY, reply)
+
+    def send_error(self, exc):
+        self.send(self.protocol.Kind.ERROR, self.protocol.error_record(
+            type(exc).__name__, str(exc), traceback.format_exc(),
+            bool(getattr(exc, "faulted", False))))
+
+    def serve_bell(self):
+        """Wait for the doorbell; run a STEP from shared memory or a frame from the pipe."""
+        bell = self.protocol.doorbell
+        line, words = self.bell, self.bell.words
+        seq = line.await_change(bell.REQUEST, self.bell_seen, bell.WORKER_WAITING,
+                                self.bell_spin, 0.5, self.check_host)
+        self.bell_seen = seq
+        if words[bell.COMMAND] == bell.CMD_STEP:
+            self.request_id, self.command = seq, self.protocol.Command.STEP
+            try:
+                self.engine.step(int(words[bell.SUBSTEPS]))
+                words[bell.STATUS] = bell.STATUS_OK
+            except Exception as exc:
+                words[bell.STATUS] = bell.STATUS_ERROR
+                self.send_error(exc)
+        else:
+            self.serve_frame()
+        line.publish(bell.REPLY, seq, bell.HOST_WAITING)
+
+    def check_host(self):
+        """Exit if the host died (we were re-parented): nobody will ever ring again."""
+        if os.getppid() != self.host_pid:
+            raise self.protocol.StreamClosed("the host process is gone")
 
     def require_engine(self):
         if self.engine is None:
@@ -125,27 +177,42 @@ class Worker:
         from shm import attach_arena
 
         engine = self.require_engine()
-        slots = attach_arena(payload["arena"])
+        self.slots = attach_arena(payload["arena"])
         if "cuda" in payload:  # device-resident slots, shared by CUDA IPC
             from cuda_ipc import DeviceMapping
 
             if not engine.device_resident:
                 raise ValueError("engine %s keeps its state in host memory; use data_plane='shm'"
                                  % type(engine).__name__)
-            slots.update(DeviceMapping(payload["cuda"]).regions)
-        engine.attach(slots)
+            self.slots.update(DeviceMapping(payload["cuda"]).regions)
+        engine.attach(self.slots)
+        return {}
+
+    def on_doorbell(self, payload):
+        self.require_engine()
+        self.bell = self.protocol.doorbell.Line(self.slots["doorbell"])
+        self.bell_seen = int(self.bell.words[self.protocol.doorbell.REQUEST])
+        self.bell_spin = float(payload.get("spin_us", 100.0)) * 1e-6
         return {}
 
     def on_step(self, payload):
-        self.require_engine().step(int(payload.get("substeps", 1)))
+        substeps = field(payload, "STEP", "substeps", int, 1)
+        if substeps < 1:
+            raise ValueError("STEP substeps must be at least 1, got %d" % substeps)
+        self.require_engine().step(substeps)
         return {}
 
     def on_reset(self, payload):
-        self.require_engine().reset(bool(payload.get("qpos")), bool(payload.get("qvel")))
+        use_qpos = field(payload, "RESET", "qpos", bool, False)
+        use_qvel = field(payload, "RESET", "qvel", bool, False)
+        self.require_engine().reset(use_qpos, use_qvel)
         return {}
 
     def on_capture(self, payload):
         return self.require_engine().capture(payload)
+
+    def on_render(self, payload):
+        return self.require_engine().render(payload)
 
     def on_ping(self, payload):
         return {}
@@ -159,6 +226,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--protocol", required=True, help="directory of the protocol package")
     args = parser.parse_args(argv)
+    faulthandler.enable()  # a native crash leaves its traceback in the host's crash report
     proto_in, proto_out = take_over_stdio()
     protocol = load_protocol(args.protocol)
     worker = Worker(protocol, protocol.FrameReader(proto_in), protocol.FrameWriter(proto_out))

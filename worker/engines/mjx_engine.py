@@ -37,7 +37,7 @@ def initial_data(mujoco, mjx, jax, model, num_envs, device, key_id):
     mujoco.mj_forward(model, data)
     one = mjx.put_data(model, data, device=device, impl="jax")
     return jax.tree_util.tree_map(
-        lambda leaf: jax.numpy.broadcast_to(leaf, (num_envs,) + leaf.shape), one)
+        lambda leaf: jax.numpy.broadcast_to(leaf, (num_envs, *leaf.shape)), one)
 
 
 def batched_step(jax, mjx):
