@@ -109,7 +109,7 @@ def test_a_gpu_the_worker_cannot_see_is_named() -> None:
 def test_an_engine_without_device_state_refuses_the_cuda_plane() -> None:
     with pytest.raises(unisim.RemoteError, match="keeps its state in host memory; use "
                                                  "data_plane='shm'"):
-        unisim.Backend("mujoco", "cartpole", num_envs=2, data_plane="cuda", progress=False)
+        unisim.Backend("mock", num_envs=2, data_plane="cuda", progress=False)
 
 
 NUM_ENVS = 64
@@ -147,7 +147,7 @@ def test_mjx_on_the_cuda_plane_matches_shared_memory_and_in_process() -> None:
         gpu.reset()
         assert torch.equal(gpu.qpos[0], gpu.qpos[NUM_ENVS - 1])
         # Ordered on the GPU alone: the worker never fell back to waiting on the CPU.
-        assert "waiting" not in gpu._process.stderr_tail(wait=0)
+        assert "waiting" not in gpu._pool.members[0].process.stderr_tail(wait=0)
 
 
 @needs_jax_gpu
