@@ -23,8 +23,8 @@ import os
 
 import numpy as np
 
-from engines.base import Engine, EngineFault, slot
-from engines.mujoco_engine import _names
+from engines.base import Engine, EngineFault
+from engines.mjmodel import Scene
 
 
 def initial_data(mujoco, mjx, jax, model, num_envs, device, key_id):
@@ -151,20 +151,8 @@ class MjxEngine(Engine):
         import mujoco
         from mujoco import mjx
 
-        source = spec["model"]
-        if source.lstrip().startswith("<"):
-            model = mujoco.MjModel.from_xml_string(source)
-        else:
-            model = mujoco.MjModel.from_xml_path(source)
-        num_envs = int(spec["num_envs"])
-        if num_envs < 1:
-            raise ValueError("num_envs must be at least 1, got %d" % num_envs)
-        key_names = _names(mujoco, model, mujoco.mjtObj.mjOBJ_KEY, model.nkey)
-        keyframe = spec.get("keyframe")
-        if keyframe is not None and keyframe not in key_names:
-            raise ValueError("model has no keyframe %r; its keyframes: %s"
-                             % (keyframe, key_names or "none"))
-        key_id = None if keyframe is None else key_names.index(keyframe)
+        scene = Scene(mujoco, spec)
+        model, num_envs, key_id = scene.model, scene.num_envs, scene.key_id
         self.jax = jax
         self.device = jax_device(jax, spec.get("device"))
         worker.progress(0, 2, "putting %d MJX simulations on %s" % (num_envs, self.device))
@@ -176,26 +164,9 @@ class MjxEngine(Engine):
         worker.progress(1, 2, "compiling the MJX step (tens of seconds, once per shape)")
         ctrl = jax.numpy.zeros((num_envs, model.nu), self.data.ctrl.dtype, device=self.device)
         self.step_fn(self.model, self.data, ctrl, 1).qpos.block_until_ready()
-        obj = mujoco.mjtObj
         dtype = np.dtype(self.data.qpos.dtype).str
-        return {
-            "engine": "mjx",
-            "engine_version": "mujoco %s, jax %s" % (mujoco.__version__, jax.__version__),
-            "stepper": "mjx-jax on %s" % self.device,
-            "num_envs": num_envs,
-            "nq": model.nq, "nv": model.nv, "nu": model.nu, "nbody": model.nbody,
-            "timestep": float(model.opt.timestep),
-            "joint_names": _names(mujoco, model, obj.mjOBJ_JOINT, model.njnt),
-            "actuator_names": _names(mujoco, model, obj.mjOBJ_ACTUATOR, model.nu),
-            "body_names": _names(mujoco, model, obj.mjOBJ_BODY, model.nbody),
-            "keyframes": key_names,
-            "ctrl_range": model.actuator_ctrlrange.tolist(),
-            "slots": [
-                slot("ctrl", dtype, [model.nu]),
-                slot("qpos", dtype, [model.nq]),
-                slot("qvel", dtype, [model.nv]),
-            ],
-        }
+        return scene.layout("mjx", "mujoco %s, jax %s" % (mujoco.__version__, jax.__version__),
+                            "mjx-jax on %s" % self.device, dtype)
 
     def attach(self, slots):
         if isinstance(slots["ctrl"], np.ndarray):

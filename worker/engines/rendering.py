@@ -20,13 +20,6 @@ def import_mujoco():
     return mujoco
 
 
-def load_model(mujoco, source):
-    """An ``MjModel`` from an MJCF path or XML string."""
-    if source.lstrip().startswith("<"):
-        return mujoco.MjModel.from_xml_string(source)
-    return mujoco.MjModel.from_xml_path(source)
-
-
 def camera_id(mujoco, model, camera):
     """Model camera id of ``camera`` (a name, an id, or None for the free camera: -1)."""
     if camera is None:
