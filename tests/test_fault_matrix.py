@@ -30,7 +30,7 @@ from unisim.testing import Fault, mock_backend
 MATRIX = Path(os.environ.get("UNISIM_FAULT_MATRIX", "build/fault-matrix.jsonl"))
 CRASH_BOUND = 1.0  # seconds from the fault to the typed error
 STEP_TIMEOUT, SETUP_TIMEOUT = 0.5, 1.5
-Record = Callable[[str, str, BaseException, float], None]
+Record = Callable[[str, str, "BaseException | str", float], None]
 
 
 @pytest.fixture(scope="session")
@@ -42,9 +42,12 @@ def matrix_file() -> Path:
 
 @pytest.fixture
 def record(matrix_file: Path) -> Record:
-    def add(fault: str, phase: str, error: BaseException, seconds: float) -> None:
-        cause = error.__cause__
-        seen = type(error).__name__ + (f" (from {type(cause).__name__})" if cause else "")
+    def add(fault: str, phase: str, error: BaseException | str, seconds: float) -> None:
+        if isinstance(error, str):
+            seen = error
+        else:
+            cause = error.__cause__
+            seen = type(error).__name__ + (f" (from {type(cause).__name__})" if cause else "")
         with matrix_file.open("a") as out:
             out.write(json.dumps({"fault": fault, "phase": phase, "seen": seen,
                                   "seconds": round(seconds, 3)}) + "\n")
@@ -219,34 +222,42 @@ def raw_worker() -> Iterator[WorkerProcess]:
     process.close_pipes()
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    (b"XXXX" + bytes(8), "bad magic"),
-    (_header(version=2), "protocol version 2"),
-    (_header(length=2**32 - 1), "over the 67108864-byte limit"),
-    (_header(length=50) + b"only a part", "stream ended inside a frame"),
+@pytest.mark.parametrize(("name", "data", "message"), [
+    ("wrong magic", b"XXXX" + bytes(8), "bad magic"),
+    ("wrong version", _header(version=2), "protocol version 2"),
+    ("oversize length", _header(length=2**32 - 1), "over the 67108864-byte limit"),
+    ("truncated frame", _header(length=50) + b"only a part", "stream ended inside a frame"),
 ])
-def test_corrupt_stream_from_the_host_stops_the_worker(raw_worker: WorkerProcess,
-                                                       data: bytes, message: str) -> None:
+def test_corrupt_stream_from_the_host_stops_the_worker(raw_worker: WorkerProcess, name: str,
+                                                       data: bytes, message: str,
+                                                       record: Record) -> None:
+    start = time.monotonic()
     os.write(raw_worker.stdin_fd, data)
     os.close(raw_worker.stdin_fd)  # a truncated frame needs the end of the stream
     assert raw_worker.wait(CRASH_BOUND) == 2
     assert message in raw_worker.stderr_tail()
+    record(f"{name} (host→worker)", "any", "worker exits with status 2, says why on stderr",
+           time.monotonic() - start)
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    (b"\x94\x02\x01\x63\x80", "unknown command code 99"),
-    (b"\x94\x02\x01\x03\x91\x01", "payload must be a map"),
-    (b"\x94\x03\x01\x03\x80", "only REQUEST frames"),
-    (b"\x94\x02\x01\x03\x81\xa8substeps\xa1x", "STEP substeps must be int, got 'x'"),
+@pytest.mark.parametrize(("name", "body", "message"), [
+    ("unknown command", b"\x94\x02\x01\x63\x80", "unknown command code 99"),
+    ("payload not a map", b"\x94\x02\x01\x03\x91\x01", "payload must be a map"),
+    ("a REPLY sent to the worker", b"\x94\x03\x01\x03\x80", "only REQUEST frames"),
+    ("wrong payload type", b"\x94\x02\x01\x03\x81\xa8substeps\xa1x",
+     "STEP substeps must be int, got 'x'"),
 ])
 def test_bad_requests_get_an_error_reply_and_the_worker_lives_on(
-        raw_worker: WorkerProcess, body: bytes, message: str) -> None:
+        raw_worker: WorkerProcess, name: str, body: bytes, message: str,
+        record: Record) -> None:
     from unisim import protocol
 
     os.write(raw_worker.stdin_fd, _header(length=len(body)) + body)
     kind, _, _, payload = protocol.unpack(protocol.FrameReader(raw_worker.stdout_fd).read())
     assert kind == protocol.Kind.ERROR and message in payload["message"]
     assert raw_worker.alive()
+    record(f"{name} (host→worker)", "any",
+           "ERROR reply naming it; the worker lives on", 0.0)
 
 
 # -- the host dies, or is interrupted ------------------------------------------------
@@ -289,7 +300,7 @@ def test_host_killed_mid_step_takes_the_worker_down(doorbell: bool, record: Reco
     assert not _running(worker) and seconds < 2.0
     assert not list(SHM_DIR.glob(f"{PREFIX}{host.pid}-*"))  # unlinked at attach
     record("host SIGKILL", f"STEP ({'doorbell' if doorbell else 'pipe'})",
-           ProcessLookupError("worker exited"), seconds)
+           "the worker exits by itself; no segment left", seconds)
 
 
 def test_sigint_to_the_host_group_does_not_reach_the_worker() -> None:

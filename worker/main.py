@@ -176,8 +176,16 @@ class Worker:
     def on_attach(self, payload):
         from shm import attach_arena
 
+        engine = self.require_engine()
         self.slots = attach_arena(payload["arena"])
-        self.require_engine().attach(self.slots)
+        if "cuda" in payload:  # device-resident slots, shared by CUDA IPC
+            from cuda_ipc import DeviceMapping
+
+            if not engine.device_resident:
+                raise ValueError("engine %s keeps its state in host memory; use data_plane='shm'"
+                                 % type(engine).__name__)
+            self.slots.update(DeviceMapping(payload["cuda"]).regions)
+        engine.attach(self.slots)
         return {}
 
     def on_doorbell(self, payload):
