@@ -10,6 +10,7 @@ HOST := $(VENV)/bin/python
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(HOST) -m pip install -q --upgrade pip
+	$(HOST) -m pip install -q torch==2.13.0  # the CPU build, before anything can pull a CUDA one
 	$(HOST) -m pip install -q -e '.[dev]'
 	touch $@
 
