@@ -79,8 +79,9 @@ class Task:
             self.actions = torch.zeros(self.num_envs, self.num_actions, dtype=torch.float64)
             self.previous_actions = torch.zeros_like(self.actions)
             self.episode_length_buf = torch.zeros(self.num_envs, dtype=torch.long)
-            self._episode_sums: dict[str, torch.Tensor] = {}
             self.setup()
+            self._episode_sums = {name: torch.zeros(self.num_envs, dtype=torch.float64)
+                                  for name in self.rewards()}
             self.reset()
             self.num_observations = int(self.observations().shape[1])
         except BaseException:
@@ -103,7 +104,8 @@ class Task:
         raise NotImplementedError
 
     def rewards(self) -> dict[str, torch.Tensor]:
-        """Reward terms, each ``(num_envs,)``, already weighted; the reward is their sum."""
+        """Reward terms, each ``(num_envs,)``, already weighted; the reward is their sum.
+        Always the same names (their episode sums are logged per name)."""
         raise NotImplementedError
 
     def terminated(self) -> torch.Tensor:
@@ -116,23 +118,20 @@ class Task:
         unit = actions / self.action_clip
         return self.ctrl_low + (unit + 1.0) * 0.5 * (self.ctrl_high - self.ctrl_low)
 
-    def on_reset(self, env_ids: torch.Tensor) -> None:
-        """Clear the task's own per-env buffers for ``env_ids`` (optional)."""
-
     # -- the environment loop -----------------------------------------------------------
 
     def step(self, actions: Any) -> Transition:
         """Apply ``actions`` for ``substeps`` physics steps and evaluate the new state."""
-        actions = self._checked_actions(actions)
-        self.previous_actions = self.actions
-        self.actions = actions.clamp(-self.action_clip, self.action_clip)
+        actions = self._checked_actions(actions).clamp(-self.action_clip, self.action_clip)
+        # Buffers are updated in place: a step under torch.inference_mode (as rsl_rl's
+        # rollouts are) must not turn them into inference tensors.
+        self.previous_actions.copy_(self.actions)
+        self.actions.copy_(actions)
         self.sim.step(self.action_to_ctrl(self.actions), substeps=self.substeps)
         self.episode_length_buf += 1
-        terms = self.rewards()
         reward = torch.zeros(self.num_envs, dtype=torch.float64)
-        for name, value in terms.items():
+        for name, value in self.rewards().items():
             reward += value
-            self._episode_sums.setdefault(name, torch.zeros(self.num_envs, dtype=torch.float64))
             self._episode_sums[name] += value
         terminated = self.terminated()
         truncated = (self.episode_length_buf >= self.max_episode_length) & ~terminated
@@ -160,7 +159,6 @@ class Task:
             self.previous_actions[ids] = 0.0
             for sums in self._episode_sums.values():
                 sums[ids] = 0.0
-            self.on_reset(ids)
         return self._out(self.observations(), torch.float32)
 
     def uniform(self, low: float, high: float, *shape: int) -> torch.Tensor:

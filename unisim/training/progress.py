@@ -29,13 +29,12 @@ class ProgressWriter(LogWriter):  # type: ignore[misc]
         self.bar: tqdm[Any] = tqdm(total=total, desc=description, unit="it", dynamic_ncols=True)
 
     def add_scalar(self, tag: str, scalar_value: float, global_step: int) -> None:
+        if tag not in KEYS and not tag.startswith("Episode_"):
+            return  # also skips the "/time" curves, whose step is seconds, not iterations
         if self.row and self.row["iteration"] != global_step:
             self._flush()
         self.row.setdefault("iteration", global_step)
-        if tag in KEYS:
-            self.row[KEYS[tag]] = float(scalar_value)
-        elif tag.startswith("Episode_"):
-            self.row[tag] = float(scalar_value)
+        self.row[KEYS.get(tag, tag)] = float(scalar_value)
 
     def stop(self) -> None:
         self._flush()

@@ -1,0 +1,69 @@
+"""``python -m unisim train``: a short seeded PPO run through a Python 3.8 worker learns."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("rsl_rl", reason="needs the train extra: pip install -e '.[train]'")
+pytest.importorskip("matplotlib", reason="needs the train extra: pip install -e '.[train]'")
+
+from training_support import no_leaks, python38  # noqa: F401
+
+from unisim import cli
+from unisim.training.progress import read_metrics
+from unisim.training.run import train
+from unisim.training.worker_python import find_python38
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+
+
+def test_ppo_through_a_python38_worker_improves_the_return(tmp_path: Path) -> None:
+    py38 = python38()
+    lines: list[str] = []
+    result = train("cartpole", iterations=12, num_envs=64, seed=0, python=py38,
+                   out=tmp_path, video=False, echo=lines.append)
+    run = Path(result.run_dir)
+    assert run.parent == tmp_path and run.name.startswith("cartpole-")
+    assert lines[0] == f"worker on {py38} (from --python)"
+    rows = [row for row in read_metrics(run) if "mean_return" in row]
+    assert len(rows) >= 10
+    first = sum(row["mean_return"] for row in rows[:3]) / 3
+    last = sum(row["mean_return"] for row in rows[-3:]) / 3
+    assert last > 1.5 * first, (first, last)
+    assert (run / "curves.png").stat().st_size > 10_000
+    assert Path(result.checkpoint).is_file() and result.checkpoint.endswith("model_11.pt")
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["iterations"] == 12 and summary["final_mean_return"] == rows[-1]["mean_return"]
+    assert summary["eval_episode_length"] > 0 and summary["video"] is None
+
+
+def test_cli_train_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.main(["train", "cartpole", "--iterations", "1", "--num-envs", "4",
+                     "--python", os.environ.get("UNISIM_PY38") or "python3", "--no-video",
+                     "--out", str(tmp_path)])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "final_mean_return" in out and "run_dir" in out
+    assert len(list(tmp_path.glob("cartpole-*/model_0.pt"))) == 1
+
+
+def test_python38_discovery_falls_back_and_says_why(monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("UNISIM_PY38", str(tmp_path / "missing" / "python"))
+    monkeypatch.setattr("unisim.training.worker_python.candidates",
+                        lambda: [(str(tmp_path / "missing" / "python"), "UNISIM_PY38")])
+    path, message = find_python38()
+    assert path is None
+    assert "no Python 3.8 worker found (UNISIM_PY38: no such interpreter)" in message
+    assert "the worker runs on this interpreter" in message
+
+
+def test_python38_discovery_finds_the_env_var() -> None:
+    py38 = python38()
+    path, message = find_python38()
+    assert path == py38 and "worker on Python 3.8" in message
