@@ -4,12 +4,38 @@ Python 3.8 code using only the stdlib, numpy and msgpack. The format is specifie
 PROTOCOL.md beside this file.
 """
 
+from . import doorbell
 from .codec import WireTypeError, decode, encode, find_unsafe
 from .framing import MAX_FRAME, VERSION, FrameError, FrameReader, FrameWriter, StreamClosed
-from .messages import Command, Kind, MessageError, describe, error_record, pack, unpack
+from .messages import (
+    COMMAND_NAMES,
+    Command,
+    Kind,
+    MessageError,
+    describe,
+    error_record,
+    pack,
+    unpack,
+)
 
 __all__ = [
-    "MAX_FRAME", "VERSION", "Command", "FrameError", "FrameReader", "FrameWriter", "Kind",
-    "MessageError", "StreamClosed", "WireTypeError", "decode", "describe", "encode",
-    "error_record", "find_unsafe", "pack", "unpack",
+    "COMMAND_NAMES",
+    "MAX_FRAME",
+    "VERSION",
+    "Command",
+    "FrameError",
+    "FrameReader",
+    "FrameWriter",
+    "Kind",
+    "MessageError",
+    "StreamClosed",
+    "WireTypeError",
+    "decode",
+    "describe",
+    "doorbell",
+    "encode",
+    "error_record",
+    "find_unsafe",
+    "pack",
+    "unpack",
 ]

@@ -37,7 +37,7 @@ def _ext_hook(code, data):
     return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
 
 
-_packer_options = dict(default=_default, use_bin_type=True, datetime=False)
+_packer = msgpack.Packer(default=_default, use_bin_type=True, datetime=False)
 
 
 def encode(obj):
@@ -49,7 +49,7 @@ def encode(obj):
             "int, float, str, bytes, lists, str-keyed dicts or numeric numpy arrays "
             "under %d bytes)" % (bad, MAX_INLINE_ARRAY)
         )
-    return msgpack.packb(obj, **_packer_options)
+    return _packer.pack(obj)
 
 
 def decode(data):
@@ -59,14 +59,18 @@ def decode(data):
     except WireTypeError:
         raise
     except Exception as exc:  # msgpack raises several unrelated types for bad input
-        raise WireTypeError("undecodable message body (%s: %s)" % (type(exc).__name__, exc)) from None
+        raise WireTypeError(
+            "undecodable message body (%s: %s)" % (type(exc).__name__, exc)) from None
 
 
 def find_unsafe(obj, path="$"):
     """Path of the first value in ``obj`` that is not wire-safe, or None if all are."""
-    if isinstance(obj, _SCALARS):
-        if isinstance(obj, int) and not -(1 << 63) <= obj < (1 << 64):
-            return path
+    kind = type(obj)
+    if kind is dict and not obj:
+        return None
+    if kind is int:
+        return None if -(1 << 63) <= obj < (1 << 64) else path
+    if kind in _SCALARS:
         return None
     if isinstance(obj, np.ndarray):
         ok = obj.dtype.kind in "biuf" and obj.nbytes <= MAX_INLINE_ARRAY

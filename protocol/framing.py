@@ -18,7 +18,7 @@ MAGIC = b"USIM"
 VERSION = 1
 HEADER = struct.Struct("<4sHHI")
 MAX_FRAME = 64 * 1024 * 1024
-_READ_CHUNK = 1 << 16
+_READ_CHUNK = 4096  # one read usually holds a whole small frame; larger reads cost allocation
 
 
 class FrameError(Exception):
@@ -48,7 +48,7 @@ class FrameWriter:
                 "frame body of %d bytes exceeds the %d-byte limit; large data belongs "
                 "in shared-memory slots, not on the pipe" % (n, self.max_frame)
             )
-        if n <= _READ_CHUNK:  # one syscall for the common small frame
+        if n <= 65536:  # one syscall for the common small frame
             self._write_all(memoryview(header(n) + body))
         else:
             self._write_all(memoryview(header(n)))

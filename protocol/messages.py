@@ -19,8 +19,6 @@ class Kind:
     ERROR = 4  # worker -> host: the request raised; payload is an error record
     PROGRESS = 5  # worker -> host: the request is alive; re-arms the host's deadline
 
-    NAMES = {1: "HELLO", 2: "REQUEST", 3: "REPLY", 4: "ERROR", 5: "PROGRESS"}
-
 
 class Command:
     """Commands the host sends. Numbers are fixed forever; never reuse a retired one."""
@@ -32,8 +30,15 @@ class Command:
     CAPTURE = 5  # render one env's camera into the image slot
     PING = 6  # no-op round trip
     SHUTDOWN = 7  # reply, then exit
+    DOORBELL = 8  # from now on, wait on the arena's doorbell line (see doorbell.py)
 
-    NAMES = {1: "INIT", 2: "ATTACH", 3: "STEP", 4: "RESET", 5: "CAPTURE", 6: "PING", 7: "SHUTDOWN"}
+
+def _names(registry):
+    return {code: name for name, code in vars(registry).items() if name.isupper()}
+
+
+KIND_NAMES = _names(Kind)
+COMMAND_NAMES = _names(Command)
 
 
 class MessageError(ValueError):
@@ -41,6 +46,7 @@ class MessageError(ValueError):
 
 
 def pack(kind, request_id, command, payload):
+    """Frame body of a message; ``payload`` is checked to be wire-safe."""
     return codec.encode([kind, request_id, command, payload])
 
 
@@ -51,11 +57,11 @@ def unpack(body):
         raise MessageError("message must be a 4-element array [kind, id, command, payload], got %r"
                            % (_preview(message),))
     kind, request_id, command, payload = message
-    if kind not in Kind.NAMES:
+    if kind not in KIND_NAMES:
         raise MessageError("unknown message kind %r" % (kind,))
     if not isinstance(request_id, int) or isinstance(request_id, bool):
         raise MessageError("request id must be an int, got %r" % (_preview(request_id),))
-    if command is not None and command not in Command.NAMES:
+    if command is not None and command not in COMMAND_NAMES:
         raise MessageError("unknown command code %r" % (command,))
     if not isinstance(payload, dict):
         raise MessageError("payload must be a map, got %s" % type(payload).__name__)
@@ -64,10 +70,10 @@ def unpack(body):
 
 def describe(kind, command):
     """Human-readable name of a message, for errors and logs."""
-    name = Kind.NAMES.get(kind, "kind %r" % (kind,))
+    name = KIND_NAMES.get(kind, "kind %r" % (kind,))
     if command is None:
         return name
-    return "%s %s" % (name, Command.NAMES.get(command, "command %r" % (command,)))
+    return "%s %s" % (name, COMMAND_NAMES.get(command, "command %r" % (command,)))
 
 
 def error_record(exc_type, message, traceback_text, faulted):

@@ -9,8 +9,6 @@ import pytest
 
 pytest.importorskip("torch", reason="needs the train extra: pip install -e '.[train]'")
 
-from training_support import no_leaks  # noqa: F401
-
 from unisim.tasks import TASKS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "training.md"
@@ -21,7 +19,6 @@ def examples_marked_tested() -> list[str]:
     return re.findall(pattern, DOC.read_text(), flags=re.S)
 
 
-@pytest.mark.usefixtures("no_leaks")
 def test_the_custom_task_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     (block,) = examples_marked_tested()
     assert len(block.splitlines()) < 50  # "a few dozen lines"

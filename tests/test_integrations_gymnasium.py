@@ -18,13 +18,10 @@ from gymnasium.utils.passive_env_checker import (  # noqa: E402
 )
 from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 from gymnasium.wrappers.vector import NormalizeObservation, RecordEpisodeStatistics  # noqa: E402
-from training_support import no_leaks  # noqa: E402,F401
 
 import unisim  # noqa: E402
 from unisim.integrations.gymnasium import GymnasiumVectorEnv  # noqa: E402
 from unisim.tasks.cartpole import Cartpole  # noqa: E402
-
-pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
 class ShortCartpole(Cartpole):

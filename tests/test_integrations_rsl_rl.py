@@ -9,13 +9,10 @@ pytest.importorskip("rsl_rl", reason="needs the train extra: pip install -e '.[t
 
 from rsl_rl.env import VecEnv  # noqa: E402
 from tensordict import TensorDict  # noqa: E402
-from training_support import no_leaks  # noqa: E402,F401
 
 import unisim  # noqa: E402
 from unisim.integrations.rsl_rl import RslRlVecEnv  # noqa: E402
 from unisim.tasks.cartpole import Cartpole  # noqa: E402
-
-pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
 class ShortCartpole(Cartpole):

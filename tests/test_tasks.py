@@ -11,14 +11,10 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the task layer needs torch: pip install -e '.[train]'")
 
-from training_support import no_leaks  # noqa: E402,F401
-
 import unisim  # noqa: E402
 from unisim.tasks import Task, make, register, task_class  # noqa: E402
 from unisim.tasks.cartpole import Cartpole  # noqa: E402
 from unisim.tasks.quadruped import rotate_inverse  # noqa: E402
-
-pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
 class ShortCartpole(Cartpole):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,18 +11,13 @@ import pytest
 pytest.importorskip("rsl_rl", reason="needs the train extra: pip install -e '.[train]'")
 pytest.importorskip("matplotlib", reason="needs the train extra: pip install -e '.[train]'")
 
-from training_support import no_leaks, python38  # noqa: F401
-
 from unisim import cli
 from unisim.training.progress import read_metrics
 from unisim.training.run import train
 from unisim.training.worker_python import find_python38
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
 
-
-def test_ppo_through_a_python38_worker_improves_the_return(tmp_path: Path) -> None:
-    py38 = python38()
+def test_ppo_through_a_python38_worker_improves_the_return(tmp_path: Path, py38: str) -> None:
     lines: list[str] = []
     result = train("cartpole", iterations=12, num_envs=64, seed=0, python=py38,
                    out=tmp_path, video=False, echo=lines.append)
@@ -43,8 +38,7 @@ def test_ppo_through_a_python38_worker_improves_the_return(tmp_path: Path) -> No
 
 def test_cli_train_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = cli.main(["train", "cartpole", "--iterations", "1", "--num-envs", "4",
-                     "--python", os.environ.get("UNISIM_PY38") or "python3", "--no-video",
-                     "--out", str(tmp_path)])
+                     "--python", sys.executable, "--no-video", "--out", str(tmp_path)])
     assert code == 0
     out = capsys.readouterr().out
     assert "final_mean_return" in out and "run_dir" in out
@@ -63,7 +57,6 @@ def test_python38_discovery_falls_back_and_says_why(monkeypatch: pytest.MonkeyPa
     assert "the worker runs on this interpreter" in message
 
 
-def test_python38_discovery_finds_the_env_var() -> None:
-    py38 = python38()
+def test_python38_discovery_finds_the_env_var(py38: str) -> None:
     path, message = find_python38()
     assert path == py38 and "worker on Python 3.8" in message

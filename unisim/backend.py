@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 import weakref
 from collections.abc import Sequence
@@ -12,33 +14,40 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import models, protocol
-from .channel import Channel
+import unisim.protocol as protocol
+
+from . import models
 from .errors import BackendDead, SetupError, UnisimError, WorkerDied
-from .interpreter import resolve_python
+from .interpreter import resolve_worker
 from .layout import Layout
-from .process import WorkerProcess
+from .pool import WorkerPool, default_workers, split_rows
 from .progress import ProgressBar
 from .slots import Arena, reap_orphans
+from .stepping import DoorbellStepping, PipeStepping, Stepping
 
 Command = protocol.Command
+bell = protocol.doorbell
 SHUTDOWN_TIMEOUT = 5.0
 
 
 class Backend:
-    """``num_envs`` simulations of one scene, run by an engine in a worker process.
+    """``num_envs`` simulations of one scene, run by an engine in worker processes.
 
     State lives in shared memory: ``qpos``, ``qvel`` and ``ctrl`` are numpy views of shape
-    ``(num_envs, nq | nv | nu)`` that the worker updates in place on every ``step`` and
-    ``reset``; ``tensors()`` gives torch views of the same memory.
+    ``(num_envs, nq | nv | nu)`` that the workers update in place on every ``step`` and
+    ``reset``; ``tensors()`` gives torch views of the same memory. With ``workers=K`` the
+    envs are split into K contiguous row ranges, each stepped by its own process
+    (default: ``pool.default_workers``, one per core for large batches).
     """
 
     def __init__(self, engine: str = "mujoco", model: str | Path | None = None,
                  num_envs: int = 1, *, python: str | Path | None = None,
-                 timeout: float = 60.0, init_timeout: float | None = None,
-                 keyframe: str | None = None, options: dict[str, Any] | None = None,
-                 progress: bool = True) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+                 workers: int | None = None, timeout: float = 60.0,
+                 init_timeout: float | None = None, keyframe: str | None = None,
+                 options: dict[str, Any] | None = None, progress: bool = True,
+                 doorbell: bool = True) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) \
+                or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
@@ -46,44 +55,80 @@ class Backend:
         self.num_envs = int(num_envs)
         self.timeout = float(timeout)
         self._closed = False
-        self._arena: Arena | None = None
-        payload: dict[str, Any] = {"engine": engine, "num_envs": self.num_envs,
-                                   "keyframe": keyframe, "options": options or {}}
+        self._lock = threading.Lock()
+        self._rows = split_rows(self.num_envs, workers or default_workers(self.num_envs))
+        threads = max(1, (os.cpu_count() or 1) // len(self._rows))
+        self._spec: dict[str, Any] = {"engine": engine, "keyframe": keyframe,
+                                      "threads": threads, "options": options or {}}
         if model is not None:
-            payload["model"] = models.resolve(model)
-        self.python = resolve_python(python)
+            self._spec["model"] = models.resolve(model)
+        self._init_timeout = init_timeout or self.timeout
+        self._progress = progress
+        self._doorbell = doorbell
+        self.python, self._worker_env = resolve_worker(engine, python)
         reap_orphans()
+        self._resources = _Resources()
+        self._finalizer = weakref.finalize(self, self._resources.release)
         started = time.perf_counter()
-        self._process = WorkerProcess(self.python)
-        self._channel = Channel(self._process)
-        self._finalizer = weakref.finalize(self, _shutdown, self._channel, self._process, None)
         try:
-            self.worker_info = self._handshake(engine)
-            bar = ProgressBar(f"{engine} init", enabled=progress)
-            try:
-                reply = self._channel.request(Command.INIT, payload,
-                                              init_timeout or self.timeout, bar.update)
-            finally:
-                bar.close()
-            self.layout = Layout.from_reply(reply)
-            self._arena = Arena(self.layout.slots, self.num_envs)
-            self._finalizer.detach()
-            self._finalizer = weakref.finalize(self, _shutdown, self._channel, self._process,
-                                               self._arena)
-            self._channel.request(Command.ATTACH, {"arena": self._arena.declaration()},
-                                  self.timeout)
-            self._arena.unlink()
+            self._start()
         except BaseException:
             self.close()
             raise
         self.startup_seconds = time.perf_counter() - started
-        views = self._arena.views
-        self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
-        self._reset_mask = views["reset_mask"]
+
+    def _start(self) -> None:
+        """Spawn the workers, build the scene, attach the slots (created on first start)."""
+        arena = self._resources.arena
+        pool = self._pool = self._resources.pool = WorkerPool(
+            self.python, self._rows, env=self._worker_env,
+            pass_fds=() if arena is None else (arena.fd,))
+        self.worker_info = self._handshake(self.engine)
+        bar = ProgressBar(f"{self.engine} init", enabled=self._progress)
+        try:
+            replies = pool.call(Command.INIT, lambda m: {**self._spec, "num_envs": len(m.rows)},
+                                self._init_timeout, bar.update)
+        finally:
+            bar.close()
+        layout = Layout.from_replies(replies)
+        self.report: dict[str, Any] = replies[0].get("report", {})  # engine's configuration
+        if arena is None:
+            self.layout = layout
+            arena = self._resources.arena = Arena(layout.slots, self.num_envs,
+                                                  lines=len(self._rows))
+            views = arena.views
+            self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
+            self._reset_mask = views["reset_mask"]
+        elif layout != self.layout:
+            raise SetupError("the restarted workers report a different layout",
+                             hint="the model or the worker's engine changed on disk")
+        self._arena = arena
+        line = {id(m): k for k, m in enumerate(pool.members)}
+        pool.call(Command.ATTACH,
+                  lambda m: {"arena": arena.declaration(m.rows, line[id(m)])}, self.timeout)
+        arena.unlink()
+        self._stepping: Stepping = (
+            DoorbellStepping(pool, arena.doorbells) if self._doorbell and bell.AVAILABLE
+            else PipeStepping(pool))
+
+    def restart(self) -> None:
+        """Replace the workers (dead or alive) by fresh ones over the same slots.
+
+        Views and tensors taken earlier stay valid; every env is back at its initial state.
+        """
+        with self._lock:
+            if self._closed:
+                raise BackendDead("the backend is closed")
+            self._resources.stop_workers()
+            try:
+                self._start()
+            except BaseException:
+                self._resources.stop_workers()
+                raise
 
     def _handshake(self, engine: str) -> dict[str, Any]:
         try:
-            hello = self._channel.hello(self.timeout)
+            hello = self._pool.hello(self.timeout)[0]
         except WorkerDied as exc:
             raise SetupError(
                 f"the worker on {self.python} did not speak the unisim protocol: {exc}",
@@ -103,7 +148,12 @@ class Backend:
 
     @property
     def worker_pid(self) -> int:
-        return self._process.pid
+        """The first worker's pid (see ``worker_pids`` for a pool)."""
+        return self._pool.pids[0]
+
+    @property
+    def worker_pids(self) -> list[int]:
+        return self._pool.pids
 
     @property
     def ctrl(self) -> npt.NDArray[np.float64]:
@@ -140,15 +190,15 @@ class Backend:
         """Write ``ctrl`` (array-like or tensor, broadcast to ``(num_envs, nu)``) and step."""
         self._check_open()
         if ctrl is not None:
-            _write(self._ctrl, ctrl, "ctrl")
-        if substeps == 1:
-            payload: dict[str, Any] = {}
-        elif isinstance(substeps, (int, np.integer)) and not isinstance(substeps, bool) \
-                and substeps >= 1:
-            payload = {"substeps": int(substeps)}
-        else:
+            ctrl = _as_numpy(ctrl)
+        if substeps != 1 and (not isinstance(substeps, int | np.integer)
+                              or isinstance(substeps, bool) or substeps < 1):
             raise ValueError(f"substeps must be a positive int, got {substeps!r}")
-        self._channel.request(Command.STEP, payload, self.timeout)
+        with self._lock:
+            self._stepping.settle()
+            if ctrl is not None:
+                _write(self._ctrl, ctrl, "ctrl")
+            self._stepping.step(int(substeps), self.timeout)
 
     def reset(self, env_ids: Any = None, qpos: Any = None, qvel: Any = None) -> None:
         """Reset envs ``env_ids`` (all if None) to ``qpos``/``qvel`` or the initial state."""
@@ -158,43 +208,53 @@ class Backend:
             qpos = _checked(qpos, (len(rows), self.layout.nq), "qpos")
         if qvel is not None:
             qvel = _checked(qvel, (len(rows), self.layout.nv), "qvel")
-        self._reset_mask[:] = 0
-        self._reset_mask[rows] = 1
-        if qpos is not None:
-            self._qpos[rows] = qpos
-        if qvel is not None:
-            self._qvel[rows] = qvel
-        self._channel.request(Command.RESET, {"qpos": qpos is not None, "qvel": qvel is not None},
-                              self.timeout)
+        with self._lock:
+            self._check_open()
+            self._stepping.settle()
+            mask = self._reset_mask
+            mask[:] = 0
+            mask[rows] = 1
+            if qpos is not None:
+                self._qpos[rows] = qpos
+            if qvel is not None:
+                self._qvel[rows] = qvel
+            members = [m for m in self._pool.members if mask[m.rows.start:m.rows.stop].any()]
+            if members:
+                self._pool.call(Command.RESET, {"qpos": qpos is not None,
+                                                "qvel": qvel is not None},
+                                self.timeout, members=members)
 
     def ping(self) -> float:
         """One empty round trip; returns its duration in seconds."""
         self._check_open()
-        start = time.perf_counter()
-        self._channel.request(Command.PING, {}, self.timeout)
-        return time.perf_counter() - start
+        with self._lock:
+            start = time.perf_counter()
+            self._pool.call(Command.PING, {}, self.timeout)
+            return time.perf_counter() - start
 
     def request(self, command: int, payload: dict[str, Any],
-                timeout: float | None = None) -> dict[str, Any]:
-        """A raw protocol request (for engine-specific commands)."""
+                timeout: float | None = None) -> list[dict[str, Any]]:
+        """A raw protocol request to every worker (for engine-specific commands)."""
         self._check_open()
-        return self._channel.request(command, payload, timeout or self.timeout)
+        with self._lock:
+            return self._pool.call(command, payload, timeout or self.timeout)
 
     # -- lifecycle --------------------------------------------------------------------
 
     def _check_open(self) -> None:
         if self._closed:
             raise BackendDead("the backend is closed")
-        if self._channel.dead is not None:
-            raise BackendDead(f"the backend's worker is dead: {self._channel.dead}") \
-                from self._channel.dead
+        dead = self._pool.dead
+        if dead is not None:
+            raise BackendDead(f"the backend's worker is dead: {dead}") from dead
 
     def close(self) -> None:
         """Shut the worker down and release the shared memory; safe to call twice."""
         if self._closed:
             return
-        self._closed = True
-        self._finalizer()
+        with self._lock:
+            self._closed = True
+            self._finalizer()
 
     def __enter__(self) -> Backend:
         return self
@@ -208,20 +268,45 @@ class Backend:
         return f"<unisim.Backend {self.engine} num_envs={self.num_envs} ({state})>"
 
 
-def _shutdown(channel: Channel, process: WorkerProcess, arena: Arena | None) -> None:
-    """Stop the worker politely, then firmly, and free the arena. Never raises."""
-    try:
-        if channel.dead is None and process.alive():
-            try:
-                channel.request(Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
-            except (UnisimError, OSError):
-                pass
-        process.close_pipes()
-        process.reap(grace=SHUTDOWN_TIMEOUT)
-    finally:
-        channel.close()
-        if arena is not None:
-            arena.close()
+class _Resources:
+    """What a backend must release, kept apart from it so a finalizer can run at exit."""
+
+    def __init__(self) -> None:
+        self.pool: WorkerPool | None = None
+        self.arena: Arena | None = None
+
+    def release(self) -> None:
+        """Stop the workers and free the arena. Never raises."""
+        try:
+            self.stop_workers()
+        finally:
+            if self.arena is not None:
+                self.arena.close()
+
+    def stop_workers(self) -> None:
+        """Stop the workers politely, then firmly."""
+        if self.pool is None:
+            return
+        members = self.pool.members
+        self.pool = None
+        try:
+            polite = [m for m in members if m.channel.dead is None and m.process.alive()]
+            for member in polite:
+                try:
+                    member.channel.send(Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
+                except (UnisimError, OSError):
+                    pass
+            for member in polite:
+                try:
+                    member.channel.wait()
+                except (UnisimError, OSError, AssertionError):
+                    pass
+            for member in members:
+                member.process.close_pipes()
+                member.process.reap(grace=SHUTDOWN_TIMEOUT)
+        finally:
+            for member in members:
+                member.channel.close()
 
 
 def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:

@@ -1,23 +1,26 @@
-"""Request/reply over the worker's pipes, with deadlines and typed failures.
+"""Request/reply over one worker's pipes, with deadlines and typed failures.
 
-One request is in flight at a time (a lock serialises threads). Every failure of the
-transport leaves the channel dead with a recorded cause; the worker is killed then, so
-no late reply can ever be read as the answer to a later request.
+One request is in flight per channel; ``send`` and ``wait`` are separate so that a pool
+can send to every worker before it waits for any. Callers serialise threads (the
+backend holds a lock). Every transport failure leaves the channel dead with a recorded
+cause and the worker killed, so no late reply can be read as the answer to a later
+request.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
-from . import protocol
+import unisim.protocol as protocol
+
 from .errors import BackendDead, ProtocolError, RemoteError, WorkerCrashed, WorkerTimeout
 from .process import WorkerProcess
 from .watchdog import Watchdog
 
 Kind, Command = protocol.Kind, protocol.Command
 Progress = Callable[[dict[str, Any]], None]
+Message = tuple[int, int, int | None, dict[str, Any]]  # kind, request id, command, payload
 
 
 class Channel:
@@ -26,33 +29,58 @@ class Channel:
         self._reader = protocol.FrameReader(process.stdout_fd)
         self._writer = protocol.FrameWriter(process.stdin_fd)
         self._watchdog = Watchdog(process.kill, name=f"unisim-watchdog-{process.pid}")
-        self._lock = threading.Lock()
         self._next_id = 1
-        self._timeout = 0.0
-        self._pending: tuple[int, int, float] | None = None  # interrupted request
+        self._pending: tuple[int, int, float] | None = None  # sent, reply not yet read
         self.dead: BaseException | None = None
+        self.bell: Any = None  # protocol.doorbell.Line once the worker waits on it
 
     def hello(self, timeout: float) -> dict[str, Any]:
         """Wait for the worker's unsolicited HELLO frame."""
-        with self._lock:
-            self._check_alive()
-            kind, _, _, payload = self._read(timeout, "the handshake")
-            if kind != Kind.HELLO:
-                raise self._fail(ProtocolError(
-                    f"expected HELLO from the worker, got {protocol.describe(kind, None)}"))
-            return payload
+        self._check_alive()
+        kind, _, _, payload = self._read(timeout, "the handshake")
+        if kind != Kind.HELLO:
+            raise self._fail(ProtocolError(
+                f"expected HELLO from the worker, got {protocol.describe(kind, None)}"))
+        return payload
 
     def request(self, command: int, payload: dict[str, Any], timeout: float,
                 on_progress: Progress | None = None) -> dict[str, Any]:
         """Send one request and return its reply payload (raises a typed error otherwise)."""
-        with self._lock:
-            self._check_alive()
-            if self._pending is not None:
-                self._finish_interrupted()
-            request_id = self._next_id
-            self._next_id += 1
-            self._send(protocol.pack(Kind.REQUEST, request_id, command, payload), timeout)
-            return self._await(request_id, command, timeout, on_progress)
+        self.send(command, payload, timeout)
+        return self.wait(on_progress)
+
+    def send(self, command: int, payload: dict[str, Any], timeout: float) -> None:
+        """Send a request; its deadline starts now. ``wait`` collects the reply."""
+        self.settle()
+        request_id = self.reserve_id()
+        self._send(protocol.pack(Kind.REQUEST, request_id, command, payload), timeout)
+        self._pending = (request_id, command, timeout)
+        if self.bell is not None:  # the worker sleeps on its doorbell, not on the pipe
+            self.bell.words[protocol.doorbell.COMMAND] = protocol.doorbell.CMD_PIPE
+            self.bell.publish(protocol.doorbell.REQUEST, request_id,
+                              protocol.doorbell.WORKER_WAITING)
+
+    def settle(self) -> None:
+        """Collect the reply of a request whose wait was interrupted (e.g. by Ctrl-C)."""
+        self._check_alive()
+        if self._pending is not None:
+            self.wait()
+
+    def reserve_id(self) -> int:
+        """A fresh request id (the doorbell path numbers its requests from the same space)."""
+        request_id = self._next_id
+        self._next_id += 1
+        return request_id
+
+    def collect(self, request_id: int, command: int, timeout: float) -> dict[str, Any]:
+        """Read the pipe frames answering ``request_id`` (the doorbell's error path)."""
+        return self._await(request_id, command, timeout, None)
+
+    def wait(self, on_progress: Progress | None = None) -> dict[str, Any]:
+        """The reply payload of the request in flight."""
+        assert self._pending is not None, "wait() without send()"
+        request_id, command, timeout = self._pending
+        return self._await(request_id, command, timeout, on_progress)
 
     def _send(self, frame: bytes, timeout: float) -> None:
         self._watchdog.arm(timeout)
@@ -60,15 +88,14 @@ class Channel:
             self._writer.write(frame)
         except BrokenPipeError:
             self._watchdog.disarm()
-            raise self._died("while the host was sending a request", timeout) from None
+            raise self.died("while the host was sending a request", timeout) from None
         except BaseException as exc:  # a partial frame leaves the stream unusable
             self._watchdog.disarm()
             raise self._fail(ProtocolError(f"sending a request was interrupted: {exc!r}")) from exc
 
     def _await(self, request_id: int, command: int, timeout: float,
                on_progress: Progress | None) -> dict[str, Any]:
-        name = Command.NAMES.get(command, str(command))
-        self._pending = (request_id, command, timeout)
+        name = protocol.COMMAND_NAMES.get(command, str(command))
         while True:
             kind, reply_id, _, payload = self._read(timeout, name)
             if reply_id != request_id:
@@ -91,30 +118,33 @@ class Channel:
             raise self._fail(ProtocolError(
                 f"unexpected {protocol.describe(kind, None)} frame while awaiting {name}"))
 
-    def _read(self, timeout: float, waiting_for: str) -> tuple[int, int, int | None, dict[str, Any]]:
+    def _read(self, timeout: float, waiting_for: str) -> Message:
         self._watchdog.arm(timeout)
         try:
-            body = self._reader.read()
-            return protocol.unpack(body)
+            message: Message = protocol.unpack(self._reader.read())
+            return message
         except (protocol.StreamClosed, OSError):
-            raise self._died(f"during {waiting_for}", timeout) from None
+            raise self.died(f"during {waiting_for}", timeout) from None
         except (protocol.FrameError, protocol.MessageError, protocol.WireTypeError) as exc:
             if self._watchdog.fired:
-                raise self._died(f"during {waiting_for}", timeout) from None
+                raise self.died(f"during {waiting_for}", timeout) from None
             raise self._fail(ProtocolError(
                 f"corrupt frame from the worker during {waiting_for}: {exc}")) from None
+        except BaseException as exc:
+            # A KeyboardInterrupt can land between os.read returning and the bytes being
+            # stored, so the stream position is unknowable: never guess, give up on it.
+            self._fail(ProtocolError(
+                f"{type(exc).__name__} while reading the worker's answer to {waiting_for}; "
+                "the stream position is lost, so the worker was stopped (restart() brings "
+                "the backend back)"))
+            raise
         finally:
             self._watchdog.disarm()
 
-    def _finish_interrupted(self) -> None:
-        """Collect the reply of a request whose wait was interrupted (e.g. Ctrl-C)."""
-        assert self._pending is not None
-        request_id, command, timeout = self._pending
-        self._await(request_id, command, timeout, None)
-
-    def _died(self, when: str, timeout: float) -> BaseException:
+    def died(self, when: str, timeout: float, timed_out: bool = False) -> BaseException:
+        """The typed error for a worker found dead (or overdue) ``when``; kills it."""
         process = self.process
-        if self._watchdog.fired:
+        if timed_out or self._watchdog.fired:
             process.reap(grace=0.0)
             error: BaseException = WorkerTimeout(
                 f"worker (pid {process.pid}) did not answer within {timeout:g} s {when}; "

@@ -1,4 +1,4 @@
-"""Command line: ``python -m unisim demo | train``."""
+"""Command line: ``python -m unisim demo | doctor | train``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--num-envs", type=int, default=256)
     demo.add_argument("--steps", type=int, default=200)
     demo.add_argument("--python", default=None, help="worker interpreter (default: this one)")
+    commands.add_parser("doctor", help="show which worker interpreters and engines were found")
     train = commands.add_parser("train", help="train a task (cartpole, quadruped) with rsl_rl "
                                 "PPO; writes runs/<task>-<time>/ (needs the train extra)")
     train.add_argument("task", help="cartpole or quadruped (or a task registered in "
@@ -31,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
         from .demo import run_demo
 
         return run_demo(args.num_envs, args.steps, args.python)
+    if args.command == "doctor":
+        from .doctor import run_doctor
+
+        return run_doctor()
     if args.command == "train":
         from .training.run import summary_lines
         from .training.run import train as run_training

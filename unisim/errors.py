@@ -45,7 +45,8 @@ class WorkerDied(UnisimError):
     """The worker is gone; base of crashes and timeouts."""
 
     def __init__(self, message: str, stderr_tail: str) -> None:
-        tail = f"\n--- worker stderr (last lines) ---\n{stderr_tail.rstrip()}" if stderr_tail else ""
+        tail = (f"\n--- worker stderr (last lines) ---\n{stderr_tail.rstrip()}"
+                if stderr_tail else "")
         super().__init__(message + tail)
         self.stderr_tail = stderr_tail
 

@@ -28,3 +28,13 @@ def resolve_python(python: str | Path | None) -> str:
             hint="pass python= the path of a Python >= 3.8 that has numpy, msgpack and the "
                  f"engine's SDK, or unset {ENV_VAR} to use this interpreter")
     return os.path.abspath(found)
+
+
+def resolve_worker(engine: str, python: str | Path | None) -> tuple[str, dict[str, str]]:
+    """Interpreter and extra environment of ``engine``'s worker (IsaacGym has its own search)."""
+    if engine == "isaacgym":
+        from .isaacgym import find_interpreter
+
+        found = find_interpreter(python)
+        return found.python, found.env
+    return resolve_python(python), {}

@@ -29,6 +29,16 @@ class Layout:
     slots: tuple[SlotSpec, ...]
 
     @classmethod
+    def from_replies(cls, replies: list[dict[str, Any]]) -> Layout:
+        """The layout of a pool: every worker must report the same scene."""
+        first = {k: v for k, v in replies[0].items() if k != "num_envs"}
+        for index, reply in enumerate(replies[1:], 1):
+            other = {k: v for k, v in reply.items() if k != "num_envs"}
+            if other != first:
+                raise ValueError(f"worker {index} reports a different layout than worker 0")
+        return cls.from_reply({**replies[0], "num_envs": sum(r["num_envs"] for r in replies)})
+
+    @classmethod
     def from_reply(cls, reply: dict[str, Any]) -> Layout:
         slots = tuple(SlotSpec(s["name"], s["dtype"], tuple(s["shape"])) for s in reply["slots"])
         return cls(

@@ -2,7 +2,8 @@
 
 The host creates the segment (mode 0600, name ``unisim-<pid>-<random>``), declares it to
 the worker, and unlinks the name as soon as the worker has mapped it, so nothing named
-outlives setup whatever kills whom. ``reap_orphans`` removes segments of dead owners left
+outlives setup whatever kills whom. The host keeps the segment's fd, which restarted
+workers inherit. ``reap_orphans`` removes segments of dead owners left
 by a crash inside that short window.
 """
 
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from unisim.protocol import doorbell
 
 SHM_DIR = Path("/dev/shm")
 PREFIX = "unisim-"
@@ -37,11 +40,13 @@ class SlotSpec:
 class Arena:
     """A mapped segment and the numpy views of its slots."""
 
-    def __init__(self, specs: Iterable[SlotSpec], rows: int) -> None:
+    def __init__(self, specs: Iterable[SlotSpec], rows: int, lines: int = 0) -> None:
+        """``lines`` extra 64-byte control lines (doorbells) precede the slots."""
         self.specs = list(specs)
         self.rows = rows
+        self.lines = lines
         offsets: dict[str, int] = {}
-        size = 0
+        size = lines * doorbell.LINE_BYTES
         for spec in self.specs:
             offsets[spec.name] = size
             size += -(-spec.nbytes(rows) // ALIGN) * ALIGN
@@ -49,33 +54,44 @@ class Arena:
         self.offsets = offsets
         self.name = f"{PREFIX}{os.getpid()}-{secrets.token_hex(12)}"
         path = SHM_DIR / self.name
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.ftruncate(fd, self.size)
-            self._mmap: mmap.mmap | None = mmap.mmap(fd, self.size)
+            os.ftruncate(self.fd, self.size)
+            self._mmap: mmap.mmap | None = mmap.mmap(self.fd, self.size)
         except BaseException:
             path.unlink(missing_ok=True)
+            os.close(self.fd)
             raise
-        finally:
-            os.close(fd)
         self.linked = True
+        # np.frombuffer keeps a buffer export alive (np.ndarray(buffer=) does not), so the
+        # mapping cannot be unmapped under a view that is still held: no use-after-unmap.
         self.views = {
-            spec.name: np.ndarray((rows, *spec.shape), dtype=spec.dtype, buffer=self._mmap,
-                                  offset=offsets[spec.name])
+            spec.name: np.frombuffer(self._mmap, dtype=spec.dtype, offset=offsets[spec.name],
+                                     count=rows * int(np.prod(spec.shape, dtype=np.int64)),
+                                     ).reshape(rows, *spec.shape)
             for spec in self.specs
         }
+        self.doorbells = [
+            np.frombuffer(self._mmap, dtype="<u4", count=doorbell.WORDS,
+                          offset=k * doorbell.LINE_BYTES) for k in range(lines)
+        ]
 
-    def declaration(self) -> dict[str, object]:
-        """What the worker needs to map the arena (sent in ATTACH)."""
-        return {
-            "name": self.name,
-            "size": self.size,
-            "slots": [
-                {"name": s.name, "dtype": s.dtype, "shape": [self.rows, *s.shape],
-                 "offset": self.offsets[s.name]}
-                for s in self.specs
-            ],
-        }
+    def declaration(self, rows: range | None = None, line: int | None = None
+                    ) -> dict[str, object]:
+        """What a worker needs to map its ``rows`` of every slot, and its doorbell ``line``."""
+        rows = range(self.rows) if rows is None else rows
+        slots = [
+            {"name": s.name, "dtype": s.dtype, "shape": [len(rows), *s.shape],
+             "offset": self.offsets[s.name] + rows.start * s.nbytes(1)}
+            for s in self.specs
+        ]
+        if line is not None:
+            slots.append({"name": "doorbell", "dtype": "<u4", "shape": [doorbell.WORDS],
+                          "offset": line * doorbell.LINE_BYTES})
+        # Once unlinked, the segment is reachable only through the fd that restarted
+        # workers inherit (Backend.restart); the first workers attach by name.
+        where: dict[str, object] = {"name": self.name} if self.linked else {"fd": self.fd}
+        return {**where, "size": self.size, "slots": slots}
 
     def unlink(self) -> None:
         """Remove the name; the mappings stay valid until unmapped."""
@@ -87,7 +103,11 @@ class Arena:
         """Unlink and unmap. Views still held elsewhere keep the mapping alive, so reading
         them after close is safe (their data is simply no longer updated)."""
         self.unlink()
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
         self.views = {}
+        self.doorbells = []
         if self._mmap is not None:
             try:
                 self._mmap.close()

@@ -6,6 +6,7 @@ is loaded by file path because this interpreter cannot see the host's site-packa
 """
 
 import argparse
+import faulthandler
 import importlib.util
 import os
 import platform
@@ -62,7 +63,13 @@ class Worker:
             commands.CAPTURE: self.on_capture,
             commands.PING: self.on_ping,
             commands.SHUTDOWN: self.on_shutdown,
+            commands.DOORBELL: self.on_doorbell,
         }
+        self.slots = {}
+        self.bell = None
+        self.bell_seen = 0  # the last REQUEST value served
+        self.bell_spin = 0.0
+        self.host_pid = os.getppid()
 
     def send(self, kind, payload):
         self.writer.write(self.protocol.pack(kind, self.request_id, self.command, payload))
@@ -73,6 +80,7 @@ class Worker:
 
     def hello(self):
         import numpy
+
         from engines import ENGINES
 
         self.send(self.protocol.Kind.HELLO, {
@@ -84,27 +92,62 @@ class Worker:
         })
 
     def serve(self):
-        protocol = self.protocol
-        while self.running:
-            try:
-                body = self.reader.read()
-            except protocol.StreamClosed:
-                break
-            try:
-                kind, self.request_id, self.command, payload = protocol.unpack(body)
-                if kind != protocol.Kind.REQUEST or self.command is None:
-                    raise protocol.MessageError(
-                        "worker accepts only REQUEST frames with a command, got %s"
-                        % protocol.describe(kind, self.command))
-                reply = self.handlers[self.command](payload)
-            except Exception as exc:  # every failure crosses as data
-                faulted = bool(getattr(exc, "faulted", False))
-                self.send(protocol.Kind.ERROR, protocol.error_record(
-                    type(exc).__name__, str(exc), traceback.format_exc(), faulted))
-                continue
-            self.send(protocol.Kind.REPLY, reply)
+        """Serve until SHUTDOWN or end-of-file on the pipe."""
+        try:
+            while self.running:
+                if self.bell is None:
+                    self.serve_frame()
+                else:
+                    self.serve_bell()
+        except self.protocol.StreamClosed:
+            pass
         if self.engine is not None:
             self.engine.close()
+
+    def serve_frame(self):
+        """Read one request frame from the pipe and answer it."""
+        protocol = self.protocol
+        body = self.reader.read()
+        try:
+            kind, self.request_id, self.command, payload = protocol.unpack(body)
+            if kind != protocol.Kind.REQUEST or self.command is None:
+                raise protocol.MessageError(
+                    "worker accepts only REQUEST frames with a command, got %s"
+                    % protocol.describe(kind, self.command))
+            reply = self.handlers[self.command](payload)
+        except Exception as exc:  # every failure crosses as data
+            self.send_error(exc)
+            return
+        self.send(protocol.Kind.REPLY, reply)
+
+    def send_error(self, exc):
+        self.send(self.protocol.Kind.ERROR, self.protocol.error_record(
+            type(exc).__name__, str(exc), traceback.format_exc(),
+            bool(getattr(exc, "faulted", False))))
+
+    def serve_bell(self):
+        """Wait for the doorbell; run a STEP from shared memory or a frame from the pipe."""
+        bell = self.protocol.doorbell
+        line, words = self.bell, self.bell.words
+        seq = line.await_change(bell.REQUEST, self.bell_seen, bell.WORKER_WAITING,
+                                self.bell_spin, 0.5, self.check_host)
+        self.bell_seen = seq
+        if words[bell.COMMAND] == bell.CMD_STEP:
+            self.request_id, self.command = seq, self.protocol.Command.STEP
+            try:
+                self.engine.step(int(words[bell.SUBSTEPS]))
+                words[bell.STATUS] = bell.STATUS_OK
+            except Exception as exc:
+                words[bell.STATUS] = bell.STATUS_ERROR
+                self.send_error(exc)
+        else:
+            self.serve_frame()
+        line.publish(bell.REPLY, seq, bell.HOST_WAITING)
+
+    def check_host(self):
+        """Exit if the host died (we were re-parented): nobody will ever ring again."""
+        if os.getppid() != self.host_pid:
+            raise self.protocol.StreamClosed("the host process is gone")
 
     def require_engine(self):
         if self.engine is None:
@@ -124,7 +167,15 @@ class Worker:
     def on_attach(self, payload):
         from shm import attach_arena
 
-        self.require_engine().attach(attach_arena(payload["arena"]))
+        self.slots = attach_arena(payload["arena"])
+        self.require_engine().attach(self.slots)
+        return {}
+
+    def on_doorbell(self, payload):
+        self.require_engine()
+        self.bell = self.protocol.doorbell.Line(self.slots["doorbell"])
+        self.bell_seen = int(self.bell.words[self.protocol.doorbell.REQUEST])
+        self.bell_spin = float(payload.get("spin_us", 100.0)) * 1e-6
         return {}
 
     def on_step(self, payload):
@@ -150,6 +201,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--protocol", required=True, help="directory of the protocol package")
     args = parser.parse_args(argv)
+    faulthandler.enable()  # a native crash leaves its traceback in the host's crash report
     proto_in, proto_out = take_over_stdio()
     protocol = load_protocol(args.protocol)
     worker = Worker(protocol, protocol.FrameReader(proto_in), protocol.FrameWriter(proto_out))

@@ -14,12 +14,16 @@ SHM_DIR = "/dev/shm"
 
 
 def attach_arena(declaration):
-    """Map the arena and return ``{slot name: ndarray view}``."""
-    name = declaration["name"]
-    if "/" in name or name.startswith("."):
-        raise ValueError("invalid shared-memory name %r" % name)
+    """Map the arena, by name or by an fd inherited from the host; ``{slot: view}``."""
     size = int(declaration["size"])
-    fd = os.open(os.path.join(SHM_DIR, name), os.O_RDWR)
+    if "fd" in declaration:
+        fd = int(declaration["fd"])
+        name = "fd %d" % fd
+    else:
+        name = declaration["name"]
+        if "/" in name or name.startswith("."):
+            raise ValueError("invalid shared-memory name %r" % name)
+        fd = os.open(os.path.join(SHM_DIR, name), os.O_RDWR)
     try:
         actual = os.fstat(fd).st_size
         if actual < size:
@@ -35,5 +39,6 @@ def attach_arena(declaration):
         count = int(np.prod(shape))
         if offset < 0 or offset + count * dtype.itemsize > size:
             raise ValueError("slot %s lies outside the arena" % slot["name"])
-        views[slot["name"]] = np.ndarray(shape, dtype=dtype, buffer=buffer, offset=offset)
+        views[slot["name"]] = np.frombuffer(buffer, dtype=dtype, count=count,
+                                            offset=offset).reshape(shape)
     return views

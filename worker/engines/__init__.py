@@ -8,11 +8,13 @@ import importlib
 ENGINES = {
     "mujoco": "engines.mujoco_engine",
     "mock": "engines.mock_engine",
+    "isaacgym": "engines.isaacgym_engine",
 }
 
 
 def create(name):
     """A fresh, uninitialised engine called ``name``."""
     if name not in ENGINES:
-        raise ValueError("unknown engine %r; this worker has %s" % (name, ", ".join(sorted(ENGINES))))
+        raise ValueError(
+            "unknown engine %r; this worker has %s" % (name, ", ".join(sorted(ENGINES))))
     return importlib.import_module(ENGINES[name]).ENGINE()

@@ -13,11 +13,11 @@ from engines.base import Engine, EngineFault, slot
 
 
 class LoopStepper:
-    """One MjData per env, stepped in a Python loop (any MuJoCo 3.x)."""
+    """One MjData per env, stepped in a Python loop (any MuJoCo 3.x; single-threaded)."""
 
     name = "loop"
 
-    def __init__(self, mujoco, model, num_envs, keyframe):
+    def __init__(self, mujoco, model, num_envs, keyframe, threads):
         self.mujoco = mujoco
         self.model = model
         self.keyframe = keyframe
@@ -58,11 +58,11 @@ class BatchStepper:
 
     name = "batch"
 
-    def __init__(self, mujoco, model, num_envs, keyframe):
+    def __init__(self, mujoco, model, num_envs, keyframe, threads):
         import mujoco.batch
 
         self.keyframe = -1 if keyframe is None else keyframe
-        self.batch = mujoco.batch.Batch(model, nsim=num_envs, nthread=os.cpu_count() or 1)
+        self.batch = mujoco.batch.Batch(model, nsim=num_envs, nthread=threads)
         self.ctrl = self.batch.bind("ctrl")
         self.qpos = self.batch.bind("qpos")
         self.qvel = self.batch.bind("qvel")
@@ -118,7 +118,8 @@ class MujocoEngine(Engine):
             key_id = key_names.index(keyframe)
         stepper_class = BatchStepper if _has_batch(mujoco) else LoopStepper
         worker.progress(0, num_envs, "creating %d simulations" % num_envs)
-        self.stepper = stepper_class(mujoco, model, num_envs, key_id)
+        threads = int(spec.get("threads") or os.cpu_count() or 1)
+        self.stepper = stepper_class(mujoco, model, num_envs, key_id, threads)
         self.mujoco = mujoco
         self.model = model
         obj = mujoco.mjtObj

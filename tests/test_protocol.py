@@ -1,0 +1,101 @@
+"""Framing and codec on real pipes: exact, strict, and bounded."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from unisim import protocol
+from unisim.protocol import framing
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[int, int]]:
+    r, w = os.pipe()
+    yield r, w
+    for fd in (r, w):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def test_round_trip_of_every_wire_type(pipe: tuple[int, int]) -> None:
+    r, w = pipe
+    payload = {"none": None, "b": True, "i": -(2**63), "u": 2**64 - 1, "f": 1.5, "s": "é",
+               "bytes": b"\x00\xff", "list": [1, [2, {"x": 3}]],
+               "arr": np.arange(6.0).reshape(2, 3), "np_int": np.int32(4)}
+    protocol.FrameWriter(w).write(protocol.pack(protocol.Kind.REQUEST, 9, protocol.Command.STEP,
+                                                payload))
+    kind, rid, command, got = protocol.unpack(protocol.FrameReader(r).read())
+    assert (kind, rid, command) == (protocol.Kind.REQUEST, 9, protocol.Command.STEP)
+    assert np.array_equal(got.pop("arr"), payload.pop("arr"))
+    assert got == {**payload, "np_int": 4}
+
+
+def test_header_bytes_are_as_specified() -> None:
+    assert framing.header(5) == b"USIM\x01\x00\x00\x00\x05\x00\x00\x00"
+    body = protocol.pack(protocol.Kind.REQUEST, 1, protocol.Command.PING, {})
+    assert body == b"\x94\x02\x01\x06\x80"
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    (b"GARBAGE-----", "bad magic"),
+    (framing.header(4, version=99) + b"abcd", "protocol version 99"),
+    (framing.HEADER.pack(b"USIM", 1, 0, 2**32 - 1), "over the"),
+    (framing.header(10) + b"short", "stream ended inside a frame"),
+    (b"USIM\x01", "stream ended inside a frame"),
+])
+def test_bad_streams_fail_clearly_without_allocating(pipe: tuple[int, int], raw: bytes,
+                                                     message: str) -> None:
+    r, w = pipe
+    os.write(w, raw)
+    os.close(w)
+    reader = protocol.FrameReader(r)
+    with pytest.raises(protocol.FrameError, match=message):
+        reader.read()
+    with pytest.raises(protocol.FrameError, match="already failed"):
+        reader.read()  # out of sync: never read on
+
+
+def test_clean_eof_between_frames(pipe: tuple[int, int]) -> None:
+    r, w = pipe
+    os.close(w)
+    with pytest.raises(protocol.StreamClosed):
+        protocol.FrameReader(r).read()
+
+
+def test_writer_refuses_oversize_frames(pipe: tuple[int, int]) -> None:
+    with pytest.raises(protocol.FrameError, match="exceeds"):
+        protocol.FrameWriter(pipe[1], max_frame=8).write(b"x" * 9)
+
+
+@pytest.mark.parametrize("value", [object(), {1: "int key"}, np.array(["s"]), {1.5}, 2**64,
+                                   np.zeros(1 << 18)])
+def test_codec_refuses_unsafe_values(value: object) -> None:
+    with pytest.raises(protocol.WireTypeError, match=r"\$"):
+        protocol.encode({"field": [value]})
+
+
+def test_pickled_payload_is_rejected() -> None:
+    body = pickle.dumps({"command": "STEP"})
+    with pytest.raises((protocol.WireTypeError, protocol.MessageError)):
+        protocol.unpack(body)
+
+
+@pytest.mark.parametrize(("message", "error"), [
+    ([9, 1, 3, {}], "unknown message kind 9"),
+    ([2, 1, 99, {}], "unknown command code 99"),
+    ([2, "x", 3, {}], "request id must be an int"),
+    ([2, 1, 3, []], "payload must be a map"),
+    ({"not": "a list"}, "4-element array"),
+])
+def test_malformed_messages_name_the_problem(message: object, error: str) -> None:
+    import msgpack
+
+    with pytest.raises(protocol.MessageError, match=error):
+        protocol.unpack(msgpack.packb(message))

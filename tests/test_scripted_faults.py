@@ -1,0 +1,134 @@
+"""Faults injected by the mock engine, seen from the host: typed, prompt, leak-free."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import unisim
+
+Mock = Callable[..., unisim.Backend]
+
+
+@pytest.fixture(params=["pipe", "doorbell"])
+def stepping(request: pytest.FixtureRequest) -> str:
+    """Every fault is checked on both STEP paths."""
+    return str(request.param)
+
+
+@pytest.fixture
+def mock(stepping: str) -> Mock:
+    """A mock-engine backend with the given fault script, on this test's STEP path."""
+    def make(faults: list[dict[str, Any]], timeout: float = 10.0, **options: Any
+             ) -> unisim.Backend:
+        return unisim.Backend("mock", num_envs=4, timeout=timeout,
+                              doorbell=stepping == "doorbell",
+                              options={"nq": 3, "nv": 2, "nu": 2, "faults": faults, **options})
+    return make
+
+
+def test_mock_dynamics_are_predictable(mock: Mock) -> None:
+    with mock([], timestep=0.5) as sim:
+        sim.step(np.ones((4, 2)), substeps=2)
+        # qvel: 0 -> 0.5 -> 1.0; qpos[:2]: 0 -> 0.25 -> 0.75
+        assert np.array_equal(sim.qvel, np.full((4, 2), 1.0))
+        assert np.array_equal(sim.qpos, np.tile([0.75, 0.75, 0.0], (4, 1)))
+
+
+def test_remote_exception_keeps_backend_usable(mock: Mock) -> None:
+    with mock([{"command": "STEP", "call": 2, "action": "raise", "message": "boom"}]) as sim:
+        sim.step(np.ones((4, 2)))
+        with pytest.raises(unisim.RemoteError, match="boom") as caught:
+            sim.step()
+        assert caught.value.exc_type == "ScriptedError"
+        assert not caught.value.faulted
+        assert "mock_engine.py" in caught.value.remote_traceback
+        sim.step()  # usable: third call succeeds
+        assert sim.qvel[0, 0] > 0
+
+
+def test_faulted_remote_exception_kills_backend(mock: Mock) -> None:
+    with mock([{"command": "STEP", "call": 1, "action": "raise", "faulted": True}]) as sim:
+        with pytest.raises(unisim.RemoteError) as caught:
+            sim.step()
+        assert caught.value.faulted
+        with pytest.raises(unisim.BackendDead, match="scripted failure"):
+            sim.step()
+
+
+@pytest.mark.parametrize(("fault", "returncode"), [
+    ({"action": "kill", "signal": int(signal.SIGKILL)}, -signal.SIGKILL),
+    ({"action": "exit", "code": 7}, 7),
+    ({"action": "segfault"}, -signal.SIGSEGV),
+])
+def test_crash_mid_step_is_typed_and_prompt(fault: dict[str, Any], returncode: int,
+                                            mock: Mock) -> None:
+    with mock([{"command": "STEP", "call": 3, **fault}]) as sim:
+        sim.step()
+        sim.step()
+        start = time.monotonic()
+        with pytest.raises(unisim.WorkerCrashed) as caught:
+            sim.step()
+        elapsed = time.monotonic() - start
+        assert elapsed < 1.0, f"crash took {elapsed:.2f} s to detect"
+        assert caught.value.returncode == returncode
+        assert f"pid {sim.worker_pid}" in str(caught.value)
+        with pytest.raises(unisim.BackendDead, match=r"WorkerCrashed|killed|exited"):
+            sim.step()
+
+
+def test_crash_report_carries_stderr_tail(mock: Mock) -> None:
+    with mock([{"command": "STEP", "call": 1, "action": "segfault"}]) as sim:
+        with pytest.raises(unisim.WorkerCrashed) as caught:
+            sim.step()
+    assert "Fatal Python error: Segmentation fault" in caught.value.stderr_tail
+
+
+def test_hang_times_out_at_the_deadline_and_is_reaped(mock: Mock) -> None:
+    with mock([{"command": "STEP", "call": 1, "action": "hang"}], timeout=0.5) as sim:
+        start = time.monotonic()
+        with pytest.raises(unisim.WorkerTimeout, match=r"did not answer within 0\.5 s"):
+            sim.step()
+        elapsed = time.monotonic() - start
+        assert 0.5 <= elapsed < 1.5
+        assert not Path(f"/proc/{sim.worker_pid}").exists()  # killed and reaped
+
+
+def test_progress_frames_keep_a_slow_init_alive_and_silence_times_out(mock: Mock) -> None:
+    slow = {"command": "INIT", "call": 1, "action": "slow", "seconds": 1.2, "interval": 0.1}
+    with mock([{**slow, "progress": True}], timeout=0.5) as sim:
+        sim.step()
+    with pytest.raises(unisim.WorkerTimeout):
+        mock([slow], timeout=0.5)
+
+
+def test_garbage_on_the_protocol_stream_is_a_protocol_error(stepping: str, mock: Mock) -> None:
+    garbage = {"command": "STEP", "call": 1, "action": "garbage", "data": b"hello\n" * 4}
+    with mock([garbage]) as sim:
+        with pytest.raises(unisim.ProtocolError, match="bad magic"):
+            sim.step()
+            # The doorbell path leaves the pipe alone; the next exchange on it sees the garbage.
+            assert stepping == "doorbell"
+            sim.ping()
+        with pytest.raises(unisim.BackendDead):
+            sim.step()
+
+
+def test_c_level_writes_to_fd1_do_not_corrupt_the_stream(caplog: pytest.LogCaptureFixture,
+                                                         mock: Mock) -> None:
+    caplog.set_level("INFO", logger="unisim.worker")
+    fault = {"command": "STEP", "call": 1, "action": "print", "data": b"USIM\x01\x00junk\n"}
+    with mock([fault]) as sim:
+        sim.step(np.ones((4, 2)))
+        sim.step()
+        assert sim.qvel[0, 0] > 0
+        deadline = time.monotonic() + 2.0
+        while "junk" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert "junk" in caplog.text  # forwarded to logging from the worker's stderr

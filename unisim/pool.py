@@ -1,0 +1,110 @@
+"""K worker processes serving contiguous row ranges of one set of slots.
+
+A single-threaded engine (MuJoCo 3.x on Python 3.8, IsaacGym on CPU) uses one core per
+worker; the host still sees one ``(num_envs, ...)`` array. Every command is sent to all
+workers before any reply is awaited, so the workers run concurrently.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .channel import Channel, Progress
+from .errors import BackendDead, RemoteError, UnisimError
+from .process import WorkerProcess
+
+ROWS_PER_WORKER = 256  # below this, one more process costs more than it brings
+
+
+def default_workers(num_envs: int) -> int:
+    """One worker per core, but no more than one per ``ROWS_PER_WORKER`` envs."""
+    return max(1, min(os.cpu_count() or 1, math.ceil(num_envs / ROWS_PER_WORKER)))
+
+
+def split_rows(num_envs: int, workers: int) -> list[range]:
+    """Contiguous, near-equal row ranges covering ``range(num_envs)``."""
+    if not 1 <= workers <= num_envs:
+        raise ValueError(f"workers must lie in [1, num_envs={num_envs}], got {workers}")
+    bounds = [num_envs * k // workers for k in range(workers + 1)]
+    return [range(lo, hi) for lo, hi in itertools.pairwise(bounds)]
+
+
+@dataclass
+class Member:
+    process: WorkerProcess
+    channel: Channel
+    rows: range
+
+
+class WorkerPool:
+    def __init__(self, python: str, rows: Sequence[range], env: dict[str, str] | None = None,
+                 pass_fds: Sequence[int] = ()) -> None:
+        self.members: list[Member] = []
+        for row_range in rows:
+            process = WorkerProcess(python, env=env, pass_fds=pass_fds)
+            self.members.append(Member(process, Channel(process), row_range))
+
+    @property
+    def dead(self) -> BaseException | None:
+        """The first member's cause of death, if any member died."""
+        return next((m.channel.dead for m in self.members if m.channel.dead), None)
+
+    def hello(self, timeout: float) -> list[dict[str, Any]]:
+        return [m.channel.hello(timeout) for m in self.members]
+
+    def call(self, command: int, payload: dict[str, Any] | Callable[[Member], dict[str, Any]],
+             timeout: float, on_progress: Progress | None = None,
+             members: Sequence[Member] | None = None) -> list[dict[str, Any]]:
+        """Send ``command`` to ``members`` (default: all), then collect every reply.
+
+        ``payload`` may be a function of the member. If any member fails, every other
+        reply is still collected; a dead member takes the whole pool down.
+        """
+        self.check_alive()
+        targets = self.members if members is None else members
+        for member in targets:
+            body = payload(member) if callable(payload) else payload
+            try:
+                member.channel.send(command, body, timeout)
+            except UnisimError:
+                self.kill()
+                raise
+        replies: list[dict[str, Any]] = []
+        failure: UnisimError | None = None
+        for member in targets:
+            try:
+                replies.append(member.channel.wait(on_progress))
+            except UnisimError as exc:
+                failure = failure or exc
+        if failure is not None:
+            self.after_failure(failure)
+            raise failure
+        return replies
+
+    def settle(self) -> None:
+        """Finish requests whose wait was interrupted, so the slots are quiet."""
+        self.check_alive()
+        for member in self.members:
+            member.channel.settle()
+
+    def check_alive(self) -> None:
+        if self.dead is not None:
+            raise BackendDead(f"the backend's worker is dead: {self.dead}") from self.dead
+
+    def after_failure(self, failure: BaseException) -> None:
+        """Keep the pool after a plain remote error; kill every worker after anything else."""
+        if not (isinstance(failure, RemoteError) and self.dead is None):
+            self.kill()
+
+    def kill(self) -> None:
+        for member in self.members:
+            member.process.kill()
+
+    @property
+    def pids(self) -> list[int]:
+        return [m.process.pid for m in self.members]

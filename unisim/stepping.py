@@ -1,0 +1,108 @@
+"""How a STEP reaches the workers: pipe frames, or the shared-memory doorbell.
+
+Chosen once, when the backend starts; both send to every worker before waiting for any.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Protocol
+
+import unisim.protocol as protocol
+
+from .errors import UnisimError
+from .pool import WorkerPool
+
+bell = protocol.doorbell
+Command = protocol.Command
+HOST_SPIN = 50e-6  # seconds the host spins for a reply before it sleeps on the futex
+WORKER_SPIN_US = 100.0  # microseconds a worker spins for the next request
+SLICE = 0.02  # seconds between liveness and deadline checks while sleeping
+
+
+class Stepping(Protocol):
+    def settle(self) -> None:
+        """Wait for any request a KeyboardInterrupt left in flight, before touching slots."""
+
+    def step(self, substeps: int, timeout: float) -> None: ...
+
+
+class PipeStepping:
+    """A STEP frame to each worker, then each reply frame."""
+
+    def __init__(self, pool: WorkerPool) -> None:
+        self.pool = pool
+
+    def settle(self) -> None:
+        self.pool.settle()
+
+    def step(self, substeps: int, timeout: float) -> None:
+        payload: dict[str, Any] = {} if substeps == 1 else {"substeps": substeps}
+        self.pool.call(Command.STEP, payload, timeout)
+
+
+class DoorbellStepping:
+    """Sequence counters in each worker's arena line; no syscall when both sides spin."""
+
+    def __init__(self, pool: WorkerPool, lines: list[Any]) -> None:
+        self.pool = pool
+        self.lines = [bell.Line(words) for words in lines]
+        for words in lines:
+            words[:] = 0  # a restart reuses the lines; request ids start again from 1
+        pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US}, 10.0)
+        for member, line in zip(pool.members, self.lines, strict=True):
+            member.channel.bell = line
+        self._inflight: list[int] = []  # request ids sent, not all replies seen
+        self._deadline = 0.0
+        self._timeout = 0.0
+
+    def settle(self) -> None:
+        self.pool.settle()
+        if self._inflight:
+            self._collect()
+
+    def step(self, substeps: int, timeout: float) -> None:
+        self.pool.check_alive()
+        members = self.pool.members
+        ids = []
+        for member, line in zip(members, self.lines, strict=True):
+            request_id = member.channel.reserve_id()
+            words = line.words
+            words[bell.SUBSTEPS] = substeps
+            words[bell.COMMAND] = bell.CMD_STEP
+            line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
+            ids.append(request_id)
+        self._inflight, self._timeout = ids, timeout
+        self._deadline = time.monotonic() + timeout
+        self._collect()
+
+    def _collect(self) -> None:
+        failure: UnisimError | None = None
+        for member, line, request_id in zip(self.pool.members, self.lines, self._inflight,
+                                            strict=True):
+            try:
+                self._await(member, line, request_id, self._deadline, self._timeout)
+            except UnisimError as exc:
+                failure = failure or exc
+        self._inflight = []
+        if failure is not None:
+            self.pool.after_failure(failure)
+            raise failure
+
+    def _await(self, member: Any, line: Any, request_id: int, deadline: float,
+               timeout: float) -> None:
+        channel, process = member.channel, member.process
+
+        def between_slices() -> None:
+            if not process.alive():
+                raise channel.died("during STEP", timeout)
+            if time.monotonic() > deadline:
+                raise channel.died("during STEP", timeout, timed_out=True)
+
+        words = line.words
+        value = int(words[bell.REPLY])
+        while value != request_id:
+            value = line.await_change(bell.REPLY, value, bell.HOST_WAITING, HOST_SPIN, SLICE,
+                                      between_slices)
+        if words[bell.STATUS] == bell.STATUS_ERROR:
+            channel.collect(request_id, Command.STEP, timeout)

@@ -1,0 +1,155 @@
+"""IsaacGym Preview 4 (PhysX): ``num_envs`` envs of an MJCF model in one sim.
+
+The host sees MuJoCo's conventions whatever the engine: ``qpos``/``qvel`` in MJCF
+document order (free root: env-local position, wxyz quaternion, origin velocity,
+body-frame angular velocity), ``ctrl`` per MJCF actuator (position actuators: targets;
+motors: forces). ``body_states`` (per body: env-local position, xyzw quaternion, linear
+and angular velocity in world axes) and ``contact_forces`` are IsaacGym's own tensors.
+
+Options (INIT ``options``) are documented in ``isaacgym_options`` and docs/isaacgym.md.
+The SDK is imported inside ``init`` (``isaacgym_sim``: isaacgym first, then torch).
+"""
+
+import os
+import tempfile
+from typing import List
+
+import numpy as np
+
+from engines import isaacgym_mapping as mapping
+from engines import mjcf_scan
+from engines.base import Engine, EngineFault, slot
+from engines.isaacgym_options import Options
+
+
+class IsaacGymEngine(Engine):
+    def __init__(self):
+        self.slots = {}
+        self.tempdir = tempfile.mkdtemp(prefix="unisim-isaacgym-")
+
+    def init(self, spec, worker):
+        try:
+            return self._init(spec, worker)
+        except BaseException:
+            self._remove_tempdir()  # the worker closes only engines whose init succeeded
+            raise
+
+    def _init(self, spec, worker):
+        num_envs = int(spec["num_envs"])
+        options = Options(spec.get("options"), num_envs)
+        if not spec.get("model"):
+            raise ValueError("the isaacgym engine needs a model: Backend('isaacgym', model=...)")
+        scenes = [self._scan(source) for source in [spec["model"], *options.variants]]
+        for scene in scenes:
+            mapping.check_bounds(scene)
+        mapping.check_variant_layouts([mapping.layout_signature(s) for s in scenes],
+                                      [s.path for s in scenes])
+        assignment = mapping.variant_assignment(options.assignment, num_envs, len(scenes))
+        keyframe = spec.get("keyframe")
+        initial = [scene.initial_state(keyframe) for scene in scenes]
+        self.initial_qpos = np.array([initial[v][0] for v in assignment])
+        self.initial_qvel = np.array([initial[v][1] for v in assignment])
+
+        worker.progress(0, num_envs, "importing IsaacGym (the first run compiles gymtorch)")
+        from engines.isaacgym_sim import IsaacSim  # the SDK, lazily: isaacgym, then torch
+
+        self.sim = IsaacSim(scenes, assignment, options, worker.progress)
+        self.sim.stage(np.arange(num_envs), self.initial_qpos, self.initial_qvel)
+        scene = scenes[0]
+        warnings: List[str] = []
+        for source in list(scenes) + list(self.sim.drives):
+            warnings.extend(w for w in source.warnings if w not in warnings)
+        slots = [
+            slot("ctrl", "<f8", [len(scene.actuators)]),
+            slot("qpos", "<f8", [scene.nq]),
+            slot("qvel", "<f8", [scene.nv]),
+            slot("body_states", "<f4", [self.sim.nbody, 13]),
+            slot("contact_forces", "<f4", [self.sim.nbody, 3]),
+        ]
+        if options.camera is not None:
+            slots.append(slot("image", "|u1", [options.camera["height"],
+                                              options.camera["width"], 3]))
+        return {
+            "engine": "isaacgym",
+            "engine_version": "Preview 4",
+            "stepper": "%s pipeline" % options.pipeline,
+            "num_envs": num_envs,
+            "nq": scene.nq, "nv": scene.nv, "nu": len(scene.actuators),
+            "nbody": self.sim.nbody,
+            "timestep": float(scene.timestep),
+            "joint_names": [joint.name for joint in scene.joints],
+            "actuator_names": [actuator.name for actuator in scene.actuators],
+            "body_names": list(self.sim.body_names),
+            "keyframes": list(scene.keyframes),
+            "ctrl_range": [list(a.ctrl_range) if a.ctrl_range else [-np.inf, np.inf]
+                           for a in scene.actuators],
+            "slots": slots,
+            "report": mapping.configuration_report(
+                self.sim.sim_report(), options.pipeline, self.sim.report_variants,
+                options.self_collision, scene.excludes, warnings),
+        }
+
+    def _scan(self, source):
+        """Scan a model; an XML string is written to a file first (the importer reads files)."""
+        if source.lstrip().startswith("<"):
+            path = os.path.join(self.tempdir, "model%d.xml" % len(os.listdir(self.tempdir)))
+            with open(path, "w") as handle:
+                handle.write(source)
+            source = path
+        return mjcf_scan.scan(source)
+
+    def attach(self, slots):
+        self.slots = slots
+        everything = np.arange(self.sim.num_envs)
+        root, dof = self.sim.state_map.to_engine(everything, self.initial_qpos, self.initial_qvel)
+        self._publish(everything, root, dof)
+
+    def _publish(self, rows, root, dof):
+        slots = self.slots
+        self.sim.state_map.from_engine(rows, root, dof, slots["qpos"], slots["qvel"])
+        slots["body_states"][:] = self.sim.body_states()
+        slots["contact_forces"][:] = self.sim.contact_forces()
+
+    def step(self, substeps):
+        if substeps < 1:
+            raise ValueError("substeps must be at least 1, got %d" % substeps)
+        ctrl = self.slots["ctrl"]
+        if not np.isfinite(ctrl).all():
+            raise ValueError("ctrl contains NaN or infinite values; nothing was stepped")
+        try:
+            self.sim.step(ctrl, substeps)
+        except Exception as exc:
+            raise EngineFault("IsaacGym step failed: %s" % exc) from exc
+        everything = np.arange(self.sim.num_envs)
+        root, dof = self.sim.root_and_dofs(everything)
+        self._publish(everything, root, dof)
+
+    def reset(self, use_qpos, use_qvel):
+        slots = self.slots
+        rows = np.flatnonzero(slots["reset_mask"])
+        qpos = slots["qpos"][rows] if use_qpos else self.initial_qpos[rows]
+        qvel = slots["qvel"][rows] if use_qvel else self.initial_qvel[rows]
+        root, dof = self.sim.stage(rows, qpos, qvel)
+        self.sim.state_map.from_engine(rows, root, dof, slots["qpos"], slots["qvel"])
+
+    def capture(self, request):
+        if "image" not in self.slots:
+            raise ValueError("this sim has no camera: pass options={'camera': {...}} at INIT")
+        env = int(request.get("env", 0))
+        if not 0 <= env < self.sim.num_envs:
+            raise ValueError("env %d is outside [0, %d)" % (env, self.sim.num_envs))
+        target = self.slots["body_states"][env, 0, 0:3]
+        self.slots["image"][env] = self.sim.capture(env, target)
+        return {"env": env, "slot": "image"}
+
+    def close(self):
+        self.sim.close()
+        self._remove_tempdir()
+
+    def _remove_tempdir(self):
+        for name in os.listdir(self.tempdir):
+            os.unlink(os.path.join(self.tempdir, name))
+        os.rmdir(self.tempdir)
+
+
+ENGINE = IsaacGymEngine

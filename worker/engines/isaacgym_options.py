@@ -1,0 +1,117 @@
+"""The IsaacGym engine's INIT options, checked before the SDK is touched.
+
+Every option is optional; an unknown name or a wrong type is refused with the list of
+what is accepted, so a typo never silently falls back to a default.
+"""
+
+import math
+
+# PhysX solver settings a user may override, with their types (gymapi.PhysXParams fields).
+PHYSX_FIELDS = {
+    "solver_type": int,
+    "num_position_iterations": int,
+    "num_velocity_iterations": int,
+    "num_threads": int,
+    "contact_offset": float,
+    "rest_offset": float,
+    "bounce_threshold_velocity": float,
+    "max_depenetration_velocity": float,
+    "max_gpu_contact_pairs": int,
+    "default_buffer_size_multiplier": float,
+}
+PHYSX_DEFAULTS = {"solver_type": 1, "num_position_iterations": 4, "num_velocity_iterations": 1,
+                  "num_threads": 0}
+CAMERA_FIELDS = {"width": int, "height": int, "envs": list, "distance": float,
+                 "elevation": float, "azimuth": float}
+CAMERA_DEFAULTS = {"width": 640, "height": 480, "envs": [0], "distance": 2.0,
+                   "elevation": 20.0, "azimuth": 90.0}
+TOP_FIELDS = ("pipeline", "device", "substeps", "env_spacing", "physx", "self_collision",
+              "variants", "assignment", "viewer", "camera")
+
+
+class Options:
+    """Checked options; attributes named as in ``TOP_FIELDS``."""
+
+    def __init__(self, raw, num_envs):
+        raw = dict(raw or {})
+        unknown = sorted(set(raw) - set(TOP_FIELDS))
+        if unknown:
+            raise ValueError("unknown isaacgym option(s) %s; accepted: %s"
+                             % (", ".join(unknown), ", ".join(TOP_FIELDS)))
+        self.pipeline = raw.get("pipeline", "gpu")
+        if self.pipeline not in ("gpu", "cpu"):
+            raise ValueError("option pipeline must be 'gpu' or 'cpu', got %r" % (self.pipeline,))
+        self.device = _integer(raw.get("device", 0), "device", 0)
+        self.substeps = _integer(raw.get("substeps", 1), "substeps", 1)
+        self.env_spacing = _positive(raw.get("env_spacing", 2.0), "env_spacing")
+        self.physx = _fields(raw.get("physx"), PHYSX_FIELDS, PHYSX_DEFAULTS, "physx")
+        self.self_collision = _boolean(raw.get("self_collision", False), "self_collision")
+        self.variants = [str(v) for v in raw.get("variants") or []]
+        self.assignment = raw.get("assignment")
+        if self.assignment is not None and not self.variants:
+            raise ValueError("option assignment needs option variants (further MJCF files)")
+        self.viewer = _boolean(raw.get("viewer", False), "viewer")
+        camera = raw.get("camera")
+        self.camera = None
+        if camera is not None:
+            self.camera = _fields(camera, CAMERA_FIELDS, CAMERA_DEFAULTS, "camera")
+            for env in self.camera["envs"]:
+                if isinstance(env, bool) or not isinstance(env, int) or not 0 <= env < num_envs:
+                    raise ValueError("camera envs must be env indices in [0, %d), got %r"
+                                     % (num_envs, env))
+            for side in ("width", "height"):
+                if not 1 <= self.camera[side] <= 8192:
+                    raise ValueError("camera %s must be in [1, 8192], got %r"
+                                     % (side, self.camera[side]))
+        if self.pipeline == "cpu" and (self.viewer or self.camera is not None):
+            raise ValueError(
+                "the viewer and camera capture need the GPU pipeline (a graphics context on a "
+                "GPU); this sim asks for pipeline='cpu': drop viewer/camera or use "
+                "pipeline='gpu'")
+
+    @property
+    def graphics(self):
+        """Whether a graphics context is needed: only for a viewer or cameras."""
+        return self.viewer or self.camera is not None
+
+
+def _integer(value, name, minimum):
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError("option %s must be an int >= %d, got %r" % (name, minimum, value))
+    return value
+
+
+def _positive(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or value <= 0:
+        raise ValueError("option %s must be a positive finite number, got %r" % (name, value))
+    return float(value)
+
+
+def _boolean(value, name):
+    if not isinstance(value, bool):
+        raise ValueError("option %s must be true or false, got %r" % (name, value))
+    return value
+
+
+def _fields(raw, types, defaults, name):
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ValueError("option %s must be a map, got %r" % (name, raw))
+    unknown = sorted(set(raw) - set(types))
+    if unknown:
+        raise ValueError("unknown %s field(s) %s; accepted: %s"
+                         % (name, ", ".join(unknown), ", ".join(sorted(types))))
+    values = dict(defaults)
+    for key, value in raw.items():
+        kind = types[key]
+        ok = isinstance(value, kind) and not isinstance(value, bool)
+        if kind is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.isfinite(value)
+            value = float(value) if ok else value
+        if not ok:
+            raise ValueError("%s.%s must be %s, got %r" % (name, key, kind.__name__, value))
+        values[key] = value
+    return values

@@ -1,0 +1,342 @@
+"""Every gymapi call of the IsaacGym engine: one sim, one actor per env, tensor state.
+
+Imported by ``IsaacGymEngine.init`` only (never at worker start): it imports IsaacGym
+first and torch second, the order IsaacGym insists on. Type-checked with mypy against
+the published ``isaacgym-stubs`` (see ``make lint``); never run here, since IsaacGym
+cannot be installed on our CI machines.
+"""
+
+import os
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
+
+# isort: off
+from isaacgym import gymapi, gymtorch  # IsaacGym refuses to load after torch
+import numpy as np
+import torch
+# isort: on
+
+from engines import isaacgym_mapping as mapping
+from engines.isaacgym_options import Options
+
+# Drive-mode codes in the order isaacgym_mapping.Drives expects (NONE, POS, VEL, EFFORT).
+MODES = (int(gymapi.DOF_MODE_NONE), int(gymapi.DOF_MODE_POS), int(gymapi.DOF_MODE_VEL),
+         int(gymapi.DOF_MODE_EFFORT))
+PROGRESS_EVERY = 256
+
+
+class IsaacSim:
+    """The sim, its envs and the torch views of its state tensors."""
+
+    def __init__(self, scenes: Sequence[Any], assignment: List[int], options: Options,
+                 progress: Callable[[int, int, str], None]) -> None:
+        self.options = options
+        self.num_envs = len(assignment)
+        self.assignment = assignment
+        self.gpu = options.pipeline == "gpu"
+        self.device = "cuda:%d" % options.device if self.gpu else "cpu"
+        self.gym = gymapi.acquire_gym()
+        self.sim = self._create_sim(scenes[0])
+        self.viewer: Optional[gymapi.Viewer] = None
+        self.cameras: Dict[int, int] = {}
+        self.pending: Set[int] = set()
+        assets = [self._load_asset(scene) for scene in scenes]
+        self.dof_names = [str(n) for n in self.gym.get_asset_dof_names(assets[0])]
+        self.body_names = [str(n) for n in self.gym.get_asset_rigid_body_names(assets[0])]
+        signatures = []
+        for scene, asset in zip(scenes, assets):
+            signatures.append(mapping.layout_signature(
+                scene, self.gym.get_asset_dof_names(asset),
+                self.gym.get_asset_rigid_body_names(asset)))
+            if self.gym.get_asset_dof_count(asset) != len(scene.dof_joints):
+                raise RuntimeError(
+                    "IsaacGym imported %d DOFs from %s, whose MJCF has %d hinge/slide joints; "
+                    "the importer merged or dropped joints" % (
+                        self.gym.get_asset_dof_count(asset), scene.path, len(scene.dof_joints)))
+        mapping.check_variant_layouts(signatures, [scene.path for scene in scenes])
+        self.ndof = len(self.dof_names)
+        self.nbody = int(self.gym.get_asset_rigid_body_count(assets[0]))
+        self.dof_source = mapping.map_by_name(
+            [joint.name for joint in scenes[0].dof_joints], self.dof_names, "DOFs")
+        self.drives = [mapping.Drives(scene, self.dof_names, MODES) for scene in scenes]
+        self.props = [drives.fill(self.gym.get_asset_dof_properties(asset))
+                      for drives, asset in zip(self.drives, assets)]
+        self.envs: List[gymapi.Env] = []
+        self.actors: List[int] = []
+        self._create_envs(scenes, assets, progress)
+        origins = [self.gym.get_env_origin(env) for env in self.envs]
+        bodies = [self.gym.get_actor_rigid_body_properties(env, actor)
+                  for env, actor in zip(self.envs, self.actors)]
+        if scenes[0].root_body not in self.body_names:
+            raise RuntimeError("IsaacGym imported bodies %s from %s, without its root body %r"
+                               % (self.body_names, scenes[0].path, scenes[0].root_body))
+        root = self.body_names.index(scenes[0].root_body)
+        self.state_map = mapping.StateMap(
+            scenes[0].free_root, self.dof_source,
+            [[o.x, o.y, o.z] for o in origins],
+            [[b[root].com.x, b[root].com.y, b[root].com.z] for b in bodies])
+        if not self.gym.prepare_sim(self.sim):
+            raise RuntimeError("IsaacGym prepare_sim failed; its log on stderr says why")
+        self._acquire_tensors()
+        self.report_variants = self._variant_report(scenes, bodies)
+
+    # -- setup ------------------------------------------------------------------------
+
+    def _create_sim(self, scene: Any) -> gymapi.Sim:
+        params = gymapi.SimParams()
+        params.dt = float(scene.timestep)
+        params.substeps = self.options.substeps
+        params.up_axis = gymapi.UP_AXIS_Z
+        params.gravity = gymapi.Vec3(*[float(g) for g in scene.gravity])
+        params.use_gpu_pipeline = self.gpu
+        params.physx.use_gpu = self.gpu
+        for name, value in self.options.physx.items():
+            setattr(params.physx, name, value)
+        graphics = self.options.device if self.options.graphics else -1
+        sim = self.gym.create_sim(self.options.device, graphics, gymapi.SIM_PHYSX, params)
+        if sim is None:
+            raise RuntimeError(
+                "IsaacGym create_sim failed (device %d, %s pipeline, graphics device %d); its "
+                "log on stderr says why: check the GPU driver with nvidia-smi, or use "
+                "pipeline='cpu'" % (self.options.device, self.options.pipeline, graphics))
+        plane = gymapi.PlaneParams()
+        plane.normal = gymapi.Vec3(0.0, 0.0, 1.0)
+        self.gym.add_ground(sim, plane)
+        return sim
+
+    def _load_asset(self, scene: Any) -> gymapi.Asset:
+        options = gymapi.AssetOptions()
+        options.fix_base_link = not scene.free_root
+        options.default_dof_drive_mode = int(gymapi.DOF_MODE_NONE)
+        options.linear_damping = 0.0  # MuJoCo bodies have no velocity damping
+        options.angular_damping = 0.0
+        root, name = os.path.split(scene.path)
+        asset = self.gym.load_asset(self.sim, root, name, options)
+        if asset is None:
+            raise RuntimeError(
+                "IsaacGym's MJCF importer could not load %s (its log on stderr says why). It "
+                "supports primitive geoms only (sphere, capsule, box, cylinder, ellipsoid), "
+                "one root body in <worldbody>, no <include>, and no meshes or tendons: simplify "
+                "the model, or run the worker by hand to see the full importer log" % scene.path)
+        return asset
+
+    def _create_envs(self, scenes: Sequence[Any], assets: List[gymapi.Asset],
+                     progress: Callable[[int, int, str], None]) -> None:
+        half = self.options.env_spacing / 2.0
+        lower = gymapi.Vec3(-half, -half, 0.0)
+        upper = gymapi.Vec3(half, half, half)
+        per_row = max(1, int(np.ceil(np.sqrt(self.num_envs))))
+        pose = gymapi.Transform()
+        pose.p = gymapi.Vec3(0.0, 0.0, 0.0)
+        pose.r = gymapi.Quat(0.0, 0.0, 0.0, 1.0)
+        actor_filter = 0 if self.options.self_collision else 1
+        camera = self.options.camera
+        for index, variant in enumerate(self.assignment):
+            env = self.gym.create_env(self.sim, lower, upper, per_row)
+            # collision group = env index: envs never touch each other.
+            actor = self.gym.create_actor(env, assets[variant], pose, scenes[variant].root_body,
+                                          index, actor_filter)
+            if not self.gym.set_actor_dof_properties(env, actor, self.props[variant]):
+                raise RuntimeError("IsaacGym refused the DOF properties of env %d" % index)
+            mapping.verify_readback(self.props[variant],
+                                    self.gym.get_actor_dof_properties(env, actor), index)
+            if camera is not None and index in camera["envs"]:
+                properties = gymapi.CameraProperties()
+                properties.width = camera["width"]
+                properties.height = camera["height"]
+                handle = self.gym.create_camera_sensor(env, properties)
+                if handle == gymapi.INVALID_HANDLE:
+                    raise RuntimeError("IsaacGym could not create a camera in env %d" % index)
+                self.cameras[index] = handle
+            self.envs.append(env)
+            self.actors.append(actor)
+            if (index + 1) % PROGRESS_EVERY == 0 or index + 1 == self.num_envs:
+                progress(index + 1, self.num_envs, "creating IsaacGym envs")
+        if self.options.viewer:
+            viewer = self.gym.create_viewer(self.sim, gymapi.CameraProperties())
+            if viewer is None:
+                raise RuntimeError("IsaacGym could not open a viewer window (no display?); "
+                                   "drop option viewer and use camera capture for video")
+            self.gym.viewer_camera_look_at(viewer, self.envs[0], gymapi.Vec3(2.5, 2.5, 1.8),
+                                           gymapi.Vec3(0.0, 0.0, 0.3))
+            self.viewer = viewer
+
+    def _acquire_tensors(self) -> None:
+        gym, sim = self.gym, self.sim
+        self.root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+        self.bodies = gymtorch.wrap_tensor(gym.acquire_rigid_body_state_tensor(sim))
+        self.contacts = gymtorch.wrap_tensor(gym.acquire_net_contact_force_tensor(sim))
+        self.dofs: Optional[torch.Tensor] = None
+        if self.ndof:
+            self.dofs = gymtorch.wrap_tensor(gym.acquire_dof_state_tensor(sim))
+        size = self.num_envs * self.ndof
+        self.position_targets = torch.zeros(size, dtype=torch.float32, device=self.device)
+        self.efforts = torch.zeros(size, dtype=torch.float32, device=self.device)
+        self.refresh()
+
+    def _variant_report(self, scenes: Sequence[Any], bodies: List[Any]) -> List[Dict[str, Any]]:
+        report = []
+        for variant, scene in enumerate(scenes):
+            env = self.assignment.index(variant) if variant in self.assignment else None
+            entry: Dict[str, Any] = {"source": scene.path, "envs": self.assignment.count(variant),
+                     "dof_names": list(self.dof_names),
+                     "actuators": [{"name": a.name, "kind": a.kind, "joint": a.joint,
+                                    "dof": self.dof_names.index(a.joint)}
+                                   for a in scene.actuators]}
+            if env is not None:
+                dof = self.gym.get_actor_dof_properties(self.envs[env], self.actors[env])
+                entry["dof"] = {field: np.asarray(dof[field]).tolist()
+                                for field in mapping.DRIVE_FIELDS}
+                entry["bodies"] = {
+                    "names": list(self.body_names),
+                    "mass": [float(b.mass) for b in bodies[env]],
+                    "com": [[b.com.x, b.com.y, b.com.z] for b in bodies[env]],
+                    "inertia": [[[row.x, row.y, row.z] for row in (b.inertia.x, b.inertia.y,
+                                                                  b.inertia.z)]
+                                for b in bodies[env]],
+                }
+            report.append(entry)
+        return report
+
+    def sim_report(self) -> Dict[str, Any]:
+        """The sim parameters as the engine holds them."""
+        params = cast(gymapi.SimParams, self.gym.get_sim_params(self.sim))
+        physx = params.physx
+        return {
+            "dt": float(params.dt), "substeps": int(params.substeps),
+            "gravity": [params.gravity.x, params.gravity.y, params.gravity.z],
+            "use_gpu_pipeline": bool(params.use_gpu_pipeline),
+            "solver": {"engine": "PhysX", "solver_type": int(physx.solver_type),
+                       "num_position_iterations": int(physx.num_position_iterations),
+                       "num_velocity_iterations": int(physx.num_velocity_iterations),
+                       "contact_offset": float(physx.contact_offset),
+                       "rest_offset": float(physx.rest_offset)},
+            "env_spacing": self.options.env_spacing,
+            "num_envs": self.num_envs,
+            "actors": int(self.gym.get_sim_actor_count(self.sim)),
+            "dofs": int(self.gym.get_sim_dof_count(self.sim)),
+            "rigid_bodies": int(self.gym.get_sim_rigid_body_count(self.sim)),
+        }
+
+    # -- state ------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        gym, sim = self.gym, self.sim
+        gym.refresh_actor_root_state_tensor(sim)
+        if self.ndof:
+            gym.refresh_dof_state_tensor(sim)
+        gym.refresh_rigid_body_state_tensor(sim)
+        gym.refresh_net_contact_force_tensor(sim)
+
+    def stage(self, rows: np.ndarray, qpos: np.ndarray, qvel: np.ndarray
+              ) -> Tuple[np.ndarray, np.ndarray]:
+        """Write qpos/qvel rows into the state tensors; the setters run before the next step."""
+        root, dof = self.state_map.to_engine(rows, qpos, qvel)
+        index = torch.as_tensor(rows, dtype=torch.long, device=self.device)
+        if self.state_map.free_root:
+            self.root[index] = torch.as_tensor(root, device=self.device)
+        if self.dofs is not None:
+            self.dofs.view(self.num_envs, self.ndof, 2)[index] = torch.as_tensor(
+                dof, device=self.device)
+        self.pending.update(int(row) for row in rows)
+        return root, dof
+
+    def _flush_resets(self) -> None:
+        """One call per indexed setter per step, over the union of the envs reset since."""
+        if not self.pending:
+            return
+        ids = torch.tensor(sorted(self.pending), dtype=torch.int32, device=self.device)
+        self.pending = set()
+        if self.state_map.free_root:
+            self.gym.set_actor_root_state_tensor_indexed(
+                self.sim, gymtorch.unwrap_tensor(self.root), gymtorch.unwrap_tensor(ids),
+                len(ids))
+        if self.dofs is not None:
+            self.gym.set_dof_state_tensor_indexed(
+                self.sim, gymtorch.unwrap_tensor(self.dofs), gymtorch.unwrap_tensor(ids),
+                len(ids))
+
+    def step(self, ctrl: np.ndarray, substeps: int) -> None:
+        """Controls in, ``substeps`` physics steps, tensors refreshed."""
+        gym, sim = self.gym, self.sim
+        drives = self.drives[0]  # every variant drives the same DOFs (layout signature)
+        if self.ndof and len(drives.ctrl_dof):
+            position, effort = mapping.targets_by_variant(self.drives, self.assignment, ctrl)
+            if position.shape[1]:
+                targets = self.position_targets.view(self.num_envs, self.ndof)
+                targets[:, drives.ctrl_dof[drives.position].tolist()] = torch.as_tensor(
+                    position, dtype=torch.float32, device=self.device)
+                gym.set_dof_position_target_tensor(sim, gymtorch.unwrap_tensor(
+                    self.position_targets))
+            if effort.shape[1]:
+                forces = self.efforts.view(self.num_envs, self.ndof)
+                forces[:, drives.ctrl_dof[~drives.position].tolist()] = torch.as_tensor(
+                    effort, dtype=torch.float32, device=self.device)
+                gym.set_dof_actuation_force_tensor(sim, gymtorch.unwrap_tensor(self.efforts))
+        self._flush_resets()
+        for _ in range(substeps):
+            gym.simulate(sim)
+            if not self.gpu:
+                gym.fetch_results(sim, True)
+        self.refresh()
+        if self.viewer is not None:
+            self._draw_viewer()
+
+    def root_and_dofs(self, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        root = self.root[torch.as_tensor(rows, dtype=torch.long, device=self.device)]
+        if self.dofs is None:
+            dof = np.zeros((len(rows), 0, 2), dtype=np.float32)
+        else:
+            dof = self.dofs.view(self.num_envs, self.ndof, 2)[
+                torch.as_tensor(rows, dtype=torch.long, device=self.device)].cpu().numpy()
+        return root.cpu().numpy(), dof
+
+    def body_states(self) -> np.ndarray:
+        # A copy: on the CPU pipeline .cpu().numpy() is the sim's own tensor memory.
+        states = np.array(self.bodies.view(self.num_envs, self.nbody, 13).cpu().numpy())
+        states[:, :, 0:3] -= self.state_map.origins[:, None, :]
+        return states
+
+    def contact_forces(self) -> np.ndarray:
+        return self.contacts.view(self.num_envs, self.nbody, 3).cpu().numpy()
+
+    # -- rendering --------------------------------------------------------------------
+
+    def _draw_viewer(self) -> None:
+        viewer = self.viewer
+        assert viewer is not None
+        if self.gym.query_viewer_has_closed(viewer):
+            self.gym.destroy_viewer(viewer)
+            self.viewer = None
+            return
+        if self.gpu:
+            self.gym.fetch_results(self.sim, True)
+        self.gym.step_graphics(self.sim)
+        self.gym.draw_viewer(viewer, self.sim, True)
+
+    def capture(self, env: int, target: Sequence[float]) -> np.ndarray:
+        """One RGB frame of env ``env``'s camera, aimed at ``target`` (env frame)."""
+        camera = self.options.camera
+        if camera is None or env not in self.cameras:
+            raise ValueError("env %d has no camera; cameras were created for envs %s (option "
+                             "camera.envs)" % (env, sorted(self.cameras) or "none"))
+        elevation = np.radians(camera["elevation"])
+        azimuth = np.radians(camera["azimuth"])
+        eye = np.asarray(target, dtype=np.float64) + camera["distance"] * np.array([
+            np.cos(elevation) * np.cos(azimuth), np.cos(elevation) * np.sin(azimuth),
+            np.sin(elevation)])
+        self.gym.set_camera_location(self.cameras[env], self.envs[env],
+                                     gymapi.Vec3(*[float(v) for v in eye]),
+                                     gymapi.Vec3(*[float(v) for v in target]))
+        if self.gpu:
+            self.gym.fetch_results(self.sim, True)
+        self.gym.step_graphics(self.sim)
+        self.gym.render_all_camera_sensors(self.sim)
+        image = np.asarray(self.gym.get_camera_image(self.sim, self.envs[env], self.cameras[env],
+                                                     gymapi.IMAGE_COLOR), dtype=np.uint8)
+        return image.reshape(camera["height"], camera["width"], 4)[:, :, :3]
+
+    def close(self) -> None:
+        if self.viewer is not None:
+            self.gym.destroy_viewer(self.viewer)
+            self.viewer = None
+        self.gym.destroy_sim(self.sim)
