@@ -21,7 +21,8 @@ class QuadrupedWalk(Task):
     Actions (8) are joint targets around the standing pose (``0.5 rad`` per unit).
     Observations (36): torso height, gravity and velocities in the torso frame, joint
     offsets and velocities, previous actions, a gait clock. Rewards: forward speed (capped),
-    a bonus for being up, penalties on falling, sideways speed, spinning and jerky actions.
+    a bonus for being up, penalties on tilting, falling, sideways speed, spinning and
+    jerky actions.
     Terminated when the torso drops below ``min_height`` or tilts past about 70 degrees.
     """
 
@@ -33,6 +34,7 @@ class QuadrupedWalk(Task):
     min_height = 0.25  # m (standing: 0.5)
     target_speed = 0.6  # m/s: forward speed beyond this earns nothing more
     gait_hz = 1.5  # the clock in the observations
+    alive_bonus = 0.25  # per step
 
     def setup(self) -> None:
         self.default_joints = self.default_qpos[7:]
@@ -75,7 +77,8 @@ class QuadrupedWalk(Task):
         return {
             # Capped, so that diving forward pays no more than walking.
             "forward": 3.0 * self.qvel[:, 0].clamp(max=self.target_speed),
-            "alive": torch.full((self.num_envs,), 0.5, dtype=torch.float64),
+            "alive": torch.full((self.num_envs,), self.alive_bonus, dtype=torch.float64),
+            "upright": -2.0 * self.projected_gravity()[:, :2].square().sum(dim=1),
             "fall": -5.0 * self.terminated().double(),
             "sideways": -0.5 * self.qvel[:, 1].square(),
             "spin": -0.05 * self.qvel[:, 5].square(),
