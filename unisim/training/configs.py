@@ -20,7 +20,7 @@ class Recipe:
 
 RECIPES = {
     "cartpole": Recipe(num_envs=256, iterations=100, steps_per_env=32, hidden_dims=(32, 32)),
-    "quadruped": Recipe(num_envs=256, iterations=300, steps_per_env=24, hidden_dims=(64, 64)),
+    "quadruped": Recipe(num_envs=256, iterations=250, steps_per_env=24, hidden_dims=(64, 64)),
 }
 DEFAULT_RECIPE = RECIPES["cartpole"]
 

@@ -43,6 +43,8 @@ class RunResult:
     max_episode_length: int
     eval_return: float  # one deterministic episode per env from fresh starts
     eval_episode_length: float
+    iteration_at_90pct: int | None  # first with mean episode length >= 90% of the maximum
+    seconds_at_90pct: float | None
     checkpoint: str
     video: str | None
 
@@ -63,6 +65,7 @@ def train(task_name: str, *, iterations: int | None = None, num_envs: int | None
     run_dir.mkdir(parents=True)
     echo(f"run folder: {run_dir}")
     torch.manual_seed(seed)
+    torch.set_num_threads(1)  # small MLPs gain nothing from more; the worker needs a core
     with make(task_name, num_envs, python=python, seed=seed, progress=True) as task:
         env = RslRlVecEnv(task, cfg={"task": task_name, "num_envs": num_envs, "seed": seed})
         logger = {"class_name": ProgressWriter, "total": iterations, "description": task_name}
@@ -76,6 +79,8 @@ def train(task_name: str, *, iterations: int | None = None, num_envs: int | None
         eval_return, eval_length = evaluate(task, policy)
         video_path = record(task, policy, run_dir) if video else None
     rows = [row for row in read_metrics(run_dir) if "mean_return" in row]
+    at_90 = next((row for row in rows
+                  if row["mean_episode_length"] >= 0.9 * task.max_episode_length), None)
     plot_curves(rows, run_dir / "curves.png", f"unisim {task_name}: rsl_rl PPO",
                 task.max_episode_length)
     result = RunResult(
@@ -85,6 +90,8 @@ def train(task_name: str, *, iterations: int | None = None, num_envs: int | None
         final_mean_episode_length=rows[-1]["mean_episode_length"] if rows else float("nan"),
         max_episode_length=task.max_episode_length, eval_return=eval_return,
         eval_episode_length=eval_length,
+        iteration_at_90pct=at_90["iteration"] + 1 if at_90 else None,
+        seconds_at_90pct=at_90["wall_s"] if at_90 else None,
         checkpoint=str(run_dir / f"model_{runner.current_learning_iteration}.pt"),
         video=str(video_path) if video_path else None)
     (run_dir / "summary.json").write_text(json.dumps(asdict(result), indent=2) + "\n")
