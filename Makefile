@@ -34,7 +34,7 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	UNISIM_PY38=$(if $(wildcard $(VENV38)/bin/python),$(abspath $(VENV38))/bin/python,) \
-	  $(HOST) -m pytest
+	  MUJOCO_GL=$${MUJOCO_GL:-egl} $(HOST) -m pytest
 
 lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	$(VENV)/bin/ruff check unisim tests

@@ -31,6 +31,7 @@ class Command:
     PING = 6  # no-op round trip
     SHUTDOWN = 7  # reply, then exit
     DOORBELL = 8  # from now on, wait on the arena's doorbell line (see doorbell.py)
+    RENDER = 9  # render rows of a state slot into rows of image slots (render pool)
 
 
 def _names(registry):

@@ -7,6 +7,7 @@ import pytest
 
 import unisim
 from unisim.pool import default_workers, split_rows
+from unisim.testing import Fault, mock_backend
 
 
 def test_split_rows_covers_every_env_once() -> None:
@@ -37,8 +38,7 @@ def test_pool_is_bitwise_a_single_worker(interpreter: str, request: pytest.Fixtu
 
 
 def test_one_crashed_member_takes_the_pool_down() -> None:
-    fault = {"command": "STEP", "call": 2, "action": "exit", "code": 5}
-    with unisim.Backend("mock", num_envs=4, workers=2, options={"faults": [fault]}) as sim:
+    with mock_backend(4, workers=2, faults=[Fault.exit("STEP", call=2, code=5)]) as sim:
         sim.step()
         with pytest.raises(unisim.WorkerCrashed, match="exited with status 5"):
             sim.step()

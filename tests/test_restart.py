@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 import unisim
+from unisim.testing import Fault, mock_backend
 
 
 @pytest.mark.parametrize("doorbell", [False, True])
 def test_restart_brings_a_crashed_backend_back_over_the_same_views(doorbell: bool) -> None:
-    crash = {"command": "STEP", "call": 3, "action": "kill"}
-    with unisim.Backend("mock", num_envs=4, workers=2, doorbell=doorbell,
-                        options={"faults": [crash]}) as sim:
+    with mock_backend(4, workers=2, doorbell=doorbell,
+                      faults=[Fault.kill("STEP", call=3)]) as sim:
         qpos, tensors_before = sim.qpos, sim.state()
         sim.step(np.ones((4, 2)))
         old_pids = sim.worker_pids
@@ -32,9 +32,8 @@ def test_restart_brings_a_crashed_backend_back_over_the_same_views(doorbell: boo
 
 
 def test_training_loop_survives_a_worker_crash_by_restarting() -> None:
-    crash = {"command": "STEP", "call": 40, "action": "segfault"}
     returns, restarts = [], 0
-    with unisim.Backend("mock", num_envs=8, options={"faults": [crash], "timestep": 0.1}) as sim:
+    with mock_backend(8, timestep=0.1, faults=[Fault.segfault("STEP", call=40)]) as sim:
         for _ in range(100):
             try:
                 sim.step(-0.5 * sim.qpos)  # a "policy" reading the views
@@ -47,13 +46,12 @@ def test_training_loop_survives_a_worker_crash_by_restarting() -> None:
     assert len(returns) == 98
 
 
-SLOW_STEP_2 = {"command": "STEP", "call": 2, "action": "slow", "seconds": 0.6}
+SLOW_STEP_2 = Fault.slow("STEP", call=2, seconds=0.6)
 
 
 def test_keyboard_interrupt_mid_step_leaves_doorbell_backend_consistent() -> None:
     """SIGINT reaches the host only (the worker has its own session); the step completes."""
-    with unisim.Backend("mock", num_envs=2, doorbell=True,
-                        options={"faults": [SLOW_STEP_2], "timestep": 1.0}) as sim:
+    with mock_backend(2, doorbell=True, timestep=1.0, faults=[SLOW_STEP_2]) as sim:
         sim.step(np.ones((2, 2)))
         worker = sim.worker_pid
         threading.Timer(0.2, signal.raise_signal, (signal.SIGINT,)).start()
@@ -69,8 +67,7 @@ def test_keyboard_interrupt_mid_step_leaves_doorbell_backend_consistent() -> Non
 
 def test_keyboard_interrupt_mid_pipe_read_marks_backend_dead() -> None:
     """On the pipe, bytes read when the interrupt lands may be lost: dead, never wrong."""
-    with unisim.Backend("mock", num_envs=2, doorbell=False,
-                        options={"faults": [SLOW_STEP_2], "timestep": 1.0}) as sim:
+    with mock_backend(2, doorbell=False, timestep=1.0, faults=[SLOW_STEP_2]) as sim:
         sim.step(np.ones((2, 2)))
         threading.Timer(0.2, signal.raise_signal, (signal.SIGINT,)).start()
         with pytest.raises(KeyboardInterrupt):

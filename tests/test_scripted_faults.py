@@ -1,4 +1,4 @@
-"""Faults injected by the mock engine, seen from the host: typed, prompt, leak-free."""
+"""Faults injected through the test kit's mock engine: typed, prompt, leak-free."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import unisim
+from unisim.testing import Fault, mock_backend
 
 Mock = Callable[..., unisim.Backend]
 
@@ -25,11 +26,9 @@ def stepping(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def mock(stepping: str) -> Mock:
     """A mock-engine backend with the given fault script, on this test's STEP path."""
-    def make(faults: list[dict[str, Any]], timeout: float = 10.0, **options: Any
-             ) -> unisim.Backend:
-        return unisim.Backend("mock", num_envs=4, timeout=timeout,
-                              doorbell=stepping == "doorbell",
-                              options={"nq": 3, "nv": 2, "nu": 2, "faults": faults, **options})
+    def make(faults: list[Fault], timeout: float = 10.0, **options: Any) -> unisim.Backend:
+        return mock_backend(4, nq=3, nv=2, nu=2, faults=faults, timeout=timeout,
+                            doorbell=stepping == "doorbell", **options)
     return make
 
 
@@ -42,7 +41,7 @@ def test_mock_dynamics_are_predictable(mock: Mock) -> None:
 
 
 def test_remote_exception_keeps_backend_usable(mock: Mock) -> None:
-    with mock([{"command": "STEP", "call": 2, "action": "raise", "message": "boom"}]) as sim:
+    with mock([Fault.error("STEP", call=2, message="boom")]) as sim:
         sim.step(np.ones((4, 2)))
         with pytest.raises(unisim.RemoteError, match="boom") as caught:
             sim.step()
@@ -54,7 +53,7 @@ def test_remote_exception_keeps_backend_usable(mock: Mock) -> None:
 
 
 def test_faulted_remote_exception_kills_backend(mock: Mock) -> None:
-    with mock([{"command": "STEP", "call": 1, "action": "raise", "faulted": True}]) as sim:
+    with mock([Fault.error("STEP", faulted=True)]) as sim:
         with pytest.raises(unisim.RemoteError) as caught:
             sim.step()
         assert caught.value.faulted
@@ -63,13 +62,12 @@ def test_faulted_remote_exception_kills_backend(mock: Mock) -> None:
 
 
 @pytest.mark.parametrize(("fault", "returncode"), [
-    ({"action": "kill", "signal": int(signal.SIGKILL)}, -signal.SIGKILL),
-    ({"action": "exit", "code": 7}, 7),
-    ({"action": "segfault"}, -signal.SIGSEGV),
+    (Fault.kill("STEP", call=3), -signal.SIGKILL),
+    (Fault.exit("STEP", call=3, code=7), 7),
+    (Fault.segfault("STEP", call=3), -signal.SIGSEGV),
 ])
-def test_crash_mid_step_is_typed_and_prompt(fault: dict[str, Any], returncode: int,
-                                            mock: Mock) -> None:
-    with mock([{"command": "STEP", "call": 3, **fault}]) as sim:
+def test_crash_mid_step_is_typed_and_prompt(fault: Fault, returncode: int, mock: Mock) -> None:
+    with mock([fault]) as sim:
         sim.step()
         sim.step()
         start = time.monotonic()
@@ -84,14 +82,14 @@ def test_crash_mid_step_is_typed_and_prompt(fault: dict[str, Any], returncode: i
 
 
 def test_crash_report_carries_stderr_tail(mock: Mock) -> None:
-    with mock([{"command": "STEP", "call": 1, "action": "segfault"}]) as sim:
+    with mock([Fault.segfault("STEP")]) as sim:
         with pytest.raises(unisim.WorkerCrashed) as caught:
             sim.step()
     assert "Fatal Python error: Segmentation fault" in caught.value.stderr_tail
 
 
 def test_hang_times_out_at_the_deadline_and_is_reaped(mock: Mock) -> None:
-    with mock([{"command": "STEP", "call": 1, "action": "hang"}], timeout=0.5) as sim:
+    with mock([Fault.hang("STEP")], timeout=0.5) as sim:
         start = time.monotonic()
         with pytest.raises(unisim.WorkerTimeout, match=r"did not answer within 0\.5 s"):
             sim.step()
@@ -101,16 +99,14 @@ def test_hang_times_out_at_the_deadline_and_is_reaped(mock: Mock) -> None:
 
 
 def test_progress_frames_keep_a_slow_init_alive_and_silence_times_out(mock: Mock) -> None:
-    slow = {"command": "INIT", "call": 1, "action": "slow", "seconds": 1.2, "interval": 0.1}
-    with mock([{**slow, "progress": True}], timeout=0.5) as sim:
+    with mock([Fault.slow("INIT", seconds=4.0, progress=True)], init_timeout=2.0) as sim:
         sim.step()
-    with pytest.raises(unisim.WorkerTimeout):
-        mock([slow], timeout=0.5)
+    with pytest.raises(unisim.WorkerTimeout, match=r"within 2 s during INIT"):
+        mock([Fault.slow("INIT", seconds=4.0)], init_timeout=2.0)
 
 
 def test_garbage_on_the_protocol_stream_is_a_protocol_error(stepping: str, mock: Mock) -> None:
-    garbage = {"command": "STEP", "call": 1, "action": "garbage", "data": b"hello\n" * 4}
-    with mock([garbage]) as sim:
+    with mock([Fault.garbage("STEP", data=b"hello\n" * 4)]) as sim:
         with pytest.raises(unisim.ProtocolError, match="bad magic"):
             sim.step()
             # The doorbell path leaves the pipe alone; the next exchange on it sees the garbage.
@@ -123,8 +119,7 @@ def test_garbage_on_the_protocol_stream_is_a_protocol_error(stepping: str, mock:
 def test_c_level_writes_to_fd1_do_not_corrupt_the_stream(caplog: pytest.LogCaptureFixture,
                                                          mock: Mock) -> None:
     caplog.set_level("INFO", logger="unisim.worker")
-    fault = {"command": "STEP", "call": 1, "action": "print", "data": b"USIM\x01\x00junk\n"}
-    with mock([fault]) as sim:
+    with mock([Fault.print_fd1("STEP", data=b"USIM\x01\x00junk\n")]) as sim:
         sim.step(np.ones((4, 2)))
         sim.step()
         assert sim.qvel[0, 0] > 0

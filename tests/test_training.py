@@ -11,6 +11,8 @@ import pytest
 pytest.importorskip("rsl_rl", reason="needs the train extra: pip install -e '.[train]'")
 pytest.importorskip("matplotlib", reason="needs the train extra: pip install -e '.[train]'")
 
+import imageio.v3 as iio
+
 from unisim import cli
 from unisim.training.progress import read_metrics
 from unisim.training.run import train
@@ -36,13 +38,19 @@ def test_ppo_through_a_python38_worker_improves_the_return(tmp_path: Path, py38:
     assert summary["eval_episode_length"] > 0 and summary["video"] is None
 
 
-def test_cli_train_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_train_command_writes_a_run_folder_with_a_video(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = cli.main(["train", "cartpole", "--iterations", "1", "--num-envs", "4",
-                     "--python", sys.executable, "--no-video", "--out", str(tmp_path)])
+                     "--python", sys.executable, "--out", str(tmp_path)])
     assert code == 0
     out = capsys.readouterr().out
     assert "final_mean_return" in out and "run_dir" in out
-    assert len(list(tmp_path.glob("cartpole-*/model_0.pt"))) == 1
+    (run,) = tmp_path.glob("cartpole-*")
+    assert (run / "model_0.pt").is_file() and (run / "curves.png").is_file()
+    frames = iio.imread(run / "policy.mp4", index=None)
+    assert frames.shape == (126, 240, 320, 3)  # 250 steps, one frame every 2, and the first
+    assert frames.std() > 5  # a rendered scene, not a blank image
+    assert json.loads((run / "summary.json").read_text())["video"] == str(run / "policy.mp4")
 
 
 def test_python38_discovery_falls_back_and_says_why(monkeypatch: pytest.MonkeyPatch,

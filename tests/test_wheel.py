@@ -1,4 +1,4 @@
-"""A plain (non-editable) install from the wheel carries the worker and protocol."""
+"""A plain (non-editable) install from the wheel carries the worker, protocol and test kit."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_wheel_installs_and_steps_a_model(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     for required in ("unisim/worker/main.py", "unisim/worker/engines/mujoco_engine.py",
                      "unisim/protocol/framing.py", "unisim/protocol/PROTOCOL.md",
-                     "unisim/models/quadruped.xml"):
+                     "unisim/models/quadruped.xml", "unisim/testing/pytest_plugin.py"):
         assert required in names, f"{required} missing from {wheel.name}"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -36,3 +36,12 @@ def test_wheel_installs_and_steps_a_model(tmp_path: Path) -> None:
                             text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "stepped" in result.stdout
+    # The test kit's documented example runs from the wheel, through its pytest plugin.
+    subprocess.run([python, "-m", "pip", "install", "-q", "pytest"], check=True,
+                   capture_output=True)
+    example = ROOT / "docs" / "examples" / "test_with_unisim_kit.py"
+    result = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             str(example)], cwd=tmp_path, capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "4 passed" in result.stdout

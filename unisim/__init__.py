@@ -18,6 +18,8 @@ from .errors import (
     WorkerTimeout,
 )
 from .layout import Layout
+from .randomizer import Randomizer
+from .render_pool import RenderPool, RenderWorkerDied
 
 if TYPE_CHECKING:
     from .tasks import Task
@@ -36,6 +38,7 @@ def make(name: str, num_envs: int = 1, *, python: str | Path | None = None, seed
 
 
 __all__ = [
-    "Backend", "BackendDead", "Layout", "ProtocolError", "RemoteError", "SetupError",
-    "UnisimError", "WorkerCrashed", "WorkerDied", "WorkerTimeout", "errors", "make", "models",
+    "Backend", "BackendDead", "Layout", "ProtocolError", "Randomizer", "RemoteError",
+    "RenderPool", "RenderWorkerDied", "SetupError", "UnisimError", "WorkerCrashed",
+    "WorkerDied", "WorkerTimeout", "errors", "make", "models",
 ]

@@ -17,17 +17,18 @@ import numpy.typing as npt
 import unisim.protocol as protocol
 
 from . import models
-from .errors import BackendDead, SetupError, UnisimError, WorkerDied
+from .capture import ImageSlot
+from .errors import BackendDead, SetupError, WorkerDied
 from .interpreter import resolve_worker
 from .layout import Layout
-from .pool import WorkerPool, default_workers, split_rows
+from .pool import WorkerPool, Workers, default_workers, split_rows
 from .progress import ProgressBar
 from .slots import Arena, reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
 
 Command = protocol.Command
 bell = protocol.doorbell
-SHUTDOWN_TIMEOUT = 5.0
+SETUP_TIMEOUT = 60.0
 
 
 class Backend:
@@ -56,19 +57,22 @@ class Backend:
         self.timeout = float(timeout)
         self._closed = False
         self._lock = threading.Lock()
+        self._images = ImageSlot()
         self._rows = split_rows(self.num_envs, workers or default_workers(self.num_envs))
         threads = max(1, (os.cpu_count() or 1) // len(self._rows))
         self._spec: dict[str, Any] = {"engine": engine, "keyframe": keyframe,
                                       "threads": threads, "options": options or {}}
         if model is not None:
             self._spec["model"] = models.resolve(model)
-        self._init_timeout = init_timeout or self.timeout
+        # Setup (interpreter start, imports, scene building) is slow and bursty; a short
+        # per-step ``timeout`` must not make it fail.
+        self._init_timeout = init_timeout or max(self.timeout, SETUP_TIMEOUT)
         self._progress = progress
         self._doorbell = doorbell
         self.python, self._worker_env = resolve_worker(engine, python)
         reap_orphans()
-        self._resources = _Resources()
-        self._finalizer = weakref.finalize(self, self._resources.release)
+        self._resources = Workers()
+        self._finalizer = weakref.finalize(self, self._resources.close)
         started = time.perf_counter()
         try:
             self._start()
@@ -81,9 +85,8 @@ class Backend:
         """Spawn the workers, build the scene, attach the slots (created on first start)."""
         arena = self._resources.arena
         pool = self._pool = self._resources.pool = WorkerPool(
-            self.python, self._rows, env=self._worker_env,
-            pass_fds=() if arena is None else (arena.fd,))
-        self.worker_info = self._handshake(self.engine)
+            self.python, self._rows, envs=[self._worker_env] * len(self._rows))
+        self.worker_info = handshake(pool, self.python, self.engine, self._init_timeout)
         bar = ProgressBar(f"{self.engine} init", enabled=self._progress)
         try:
             replies = pool.call(Command.INIT, lambda m: {**self._spec, "num_envs": len(m.rows)},
@@ -119,30 +122,12 @@ class Backend:
         with self._lock:
             if self._closed:
                 raise BackendDead("the backend is closed")
-            self._resources.stop_workers()
+            self._resources.stop()
             try:
                 self._start()
             except BaseException:
-                self._resources.stop_workers()
+                self._resources.stop()
                 raise
-
-    def _handshake(self, engine: str) -> dict[str, Any]:
-        try:
-            hello = self._pool.hello(self.timeout)[0]
-        except WorkerDied as exc:
-            raise SetupError(
-                f"the worker on {self.python} did not speak the unisim protocol: {exc}",
-                hint=f"check that {self.python} is Python >= 3.8 with numpy and msgpack "
-                     f"installed ({self.python} -m pip install numpy msgpack) and the engine's "
-                     f"SDK") from exc
-        if hello.get("protocol") != protocol.VERSION:
-            raise SetupError(
-                f"worker speaks protocol version {hello.get('protocol')}, host speaks "
-                f"{protocol.VERSION}", hint="install the same unisim version on both sides")
-        if engine not in hello.get("engines", []):
-            raise SetupError(f"worker has no engine {engine!r}",
-                             hint=f"choose one of {hello.get('engines')}")
-        return hello
 
     # -- state -----------------------------------------------------------------------
 
@@ -175,6 +160,12 @@ class Backend:
         self._check_open()
         assert self._arena is not None
         return dict(self._arena.views)
+
+    def shared_arena(self) -> dict[str, Any]:
+        """A declaration of the state arena that another worker of this user can map while
+        this backend is open (a ``RenderPool`` reads qpos rows from it, uncopied)."""
+        self._check_open()
+        return self._arena.declaration()
 
     def tensors(self) -> dict[str, Any]:
         """Every slot as a torch tensor sharing the slot's memory (needs torch)."""
@@ -224,6 +215,28 @@ class Backend:
                                                 "qvel": qvel is not None},
                                 self.timeout, members=members)
 
+    def capture(self, env_id: int = 0, camera: str | int | None = None, width: int = 320,
+                height: int = 240) -> npt.NDArray[np.uint8]:
+        """Render env ``env_id`` offscreen in its worker; returns an (H, W, 3) uint8 frame.
+
+        ``camera`` is a model camera's name or id, or None for the free camera. The frame
+        travels through a shared-memory image slot, never the pipe.
+        """
+        self._check_open()
+        env = _rows(env_id, self.num_envs)
+        if env.shape != (1,):
+            raise ValueError(f"env_id must be one env index, got {env_id!r}")
+        if camera is not None and not isinstance(camera, str | int):
+            raise TypeError(f"camera must be a camera name, id or None, got {camera!r}")
+        image = self._images.declare(width, height)
+        with self._lock:
+            self._check_open()
+            member = next(m for m in self._pool.members if env[0] in m.rows)
+            self._pool.call(Command.CAPTURE, {
+                "env_id": int(env[0]) - member.rows.start, "camera": camera, "width": width,
+                "height": height, "image": image}, self.timeout, members=[member])
+            return self._images.frame(width, height)
+
     def ping(self) -> float:
         """One empty round trip; returns its duration in seconds."""
         self._check_open()
@@ -255,6 +268,7 @@ class Backend:
         with self._lock:
             self._closed = True
             self._finalizer()
+            self._images.close()
 
     def __enter__(self) -> Backend:
         return self
@@ -268,45 +282,24 @@ class Backend:
         return f"<unisim.Backend {self.engine} num_envs={self.num_envs} ({state})>"
 
 
-class _Resources:
-    """What a backend must release, kept apart from it so a finalizer can run at exit."""
-
-    def __init__(self) -> None:
-        self.pool: WorkerPool | None = None
-        self.arena: Arena | None = None
-
-    def release(self) -> None:
-        """Stop the workers and free the arena. Never raises."""
-        try:
-            self.stop_workers()
-        finally:
-            if self.arena is not None:
-                self.arena.close()
-
-    def stop_workers(self) -> None:
-        """Stop the workers politely, then firmly."""
-        if self.pool is None:
-            return
-        members = self.pool.members
-        self.pool = None
-        try:
-            polite = [m for m in members if m.channel.dead is None and m.process.alive()]
-            for member in polite:
-                try:
-                    member.channel.send(Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
-                except (UnisimError, OSError):
-                    pass
-            for member in polite:
-                try:
-                    member.channel.wait()
-                except (UnisimError, OSError, AssertionError):
-                    pass
-            for member in members:
-                member.process.close_pipes()
-                member.process.reap(grace=SHUTDOWN_TIMEOUT)
-        finally:
-            for member in members:
-                member.channel.close()
+def handshake(pool: WorkerPool, python: str, engine: str, timeout: float) -> dict[str, Any]:
+    """Read every worker's HELLO; check they speak our protocol and host ``engine``."""
+    try:
+        hello = pool.hello(timeout)[0]
+    except WorkerDied as exc:
+        raise SetupError(
+            f"the worker on {python} did not speak the unisim protocol: {exc}",
+            hint=f"check that {python} is Python >= 3.8 with numpy and msgpack "
+                 f"installed ({python} -m pip install numpy msgpack) and the engine's "
+                 f"SDK") from exc
+    if hello.get("protocol") != protocol.VERSION:
+        raise SetupError(
+            f"worker speaks protocol version {hello.get('protocol')}, host speaks "
+            f"{protocol.VERSION}", hint="install the same unisim version on both sides")
+    if engine not in hello.get("engines", []):
+        raise SetupError(f"worker has no engine {engine!r}",
+                         hint=f"choose one of {hello.get('engines')}")
+    return hello
 
 
 def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:

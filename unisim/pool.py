@@ -14,9 +14,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import unisim.protocol as protocol
+
 from .channel import Channel, Progress
 from .errors import BackendDead, RemoteError, UnisimError
 from .process import WorkerProcess
+from .slots import Arena
+
+Command = protocol.Command
+SHUTDOWN_TIMEOUT = 5.0  # seconds a worker gets to exit after SHUTDOWN before it is killed
 
 ROWS_PER_WORKER = 256  # below this, one more process costs more than it brings
 
@@ -42,11 +48,12 @@ class Member:
 
 
 class WorkerPool:
-    def __init__(self, python: str, rows: Sequence[range], env: dict[str, str] | None = None,
-                 pass_fds: Sequence[int] = ()) -> None:
+    def __init__(self, python: str, rows: Sequence[range],
+                 envs: Sequence[dict[str, str]] | None = None) -> None:
+        """One worker per row range; ``envs``: extra environment variables per worker."""
         self.members: list[Member] = []
-        for row_range in rows:
-            process = WorkerProcess(python, env=env, pass_fds=pass_fds)
+        for k, row_range in enumerate(rows):
+            process = WorkerProcess(python, env=None if envs is None else envs[k])
             self.members.append(Member(process, Channel(process), row_range))
 
     @property
@@ -108,3 +115,49 @@ class WorkerPool:
     @property
     def pids(self) -> list[int]:
         return [m.process.pid for m in self.members]
+
+
+class Workers:
+    """A pool and its arena, kept apart from their owner so a finalizer can release them.
+
+    Workers come and go (``stop``, then a new ``pool``: a restart); the arena stays
+    until ``close``.
+    """
+
+    def __init__(self) -> None:
+        self.pool: WorkerPool | None = None
+        self.arena: Arena | None = None
+
+    def close(self) -> None:
+        """Stop the workers and free the arena. Never raises."""
+        try:
+            self.stop()
+        finally:
+            if self.arena is not None:
+                self.arena.close()
+                self.arena = None
+
+    def stop(self) -> None:
+        """Stop the workers politely (SHUTDOWN to all, then every reply), then firmly."""
+        if self.pool is None:
+            return
+        members = self.pool.members
+        self.pool = None
+        try:
+            polite = [m for m in members if m.channel.dead is None and m.process.alive()]
+            for member in polite:
+                try:
+                    member.channel.send(Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
+                except (UnisimError, OSError):
+                    pass
+            for member in polite:
+                try:
+                    member.channel.wait()
+                except (UnisimError, OSError, AssertionError):
+                    pass
+            for member in members:
+                member.process.close_pipes()
+                member.process.reap(grace=SHUTDOWN_TIMEOUT)
+        finally:
+            for member in members:
+                member.channel.close()

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -34,14 +33,12 @@ def worker_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
 class WorkerProcess:
     """A worker interpreter in its own session, with its stderr forwarded to ``logging``."""
 
-    def __init__(self, python: str, env: dict[str, str] | None = None,
-                 pass_fds: Sequence[int] = ()) -> None:
+    def __init__(self, python: str, env: dict[str, str] | None = None) -> None:
         self.python = python
         self.popen = subprocess.Popen(
             [python, str(WORKER_MAIN), "--protocol", str(PROTOCOL_DIR)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=worker_environment(env), start_new_session=True, bufsize=0,
-            pass_fds=tuple(pass_fds),
         )
         assert self.popen.stdin and self.popen.stdout and self.popen.stderr
         self.stdin_fd = self.popen.stdin.fileno()

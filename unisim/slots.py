@@ -2,9 +2,9 @@
 
 The host creates the segment (mode 0600, name ``unisim-<pid>-<random>``), declares it to
 the worker, and unlinks the name as soon as the worker has mapped it, so nothing named
-outlives setup whatever kills whom. The host keeps the segment's fd, which restarted
-workers inherit. ``reap_orphans`` removes segments of dead owners left
-by a crash inside that short window.
+outlives setup whatever kills whom. The host keeps the segment's descriptor, through
+which other processes of this user can still map it (``declaration``'s ``path``).
+``reap_orphans`` removes segments of dead owners left by a crash inside that short window.
 """
 
 from __future__ import annotations
@@ -54,14 +54,15 @@ class Arena:
         self.offsets = offsets
         self.name = f"{PREFIX}{os.getpid()}-{secrets.token_hex(12)}"
         path = SHM_DIR / self.name
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.ftruncate(self.fd, self.size)
-            self._mmap: mmap.mmap | None = mmap.mmap(self.fd, self.size)
+            os.ftruncate(fd, self.size)
+            self._mmap: mmap.mmap | None = mmap.mmap(fd, self.size)
         except BaseException:
             path.unlink(missing_ok=True)
-            os.close(self.fd)
+            os.close(fd)
             raise
+        self._fd: int | None = fd  # keeps the segment reachable once unlinked (declaration)
         self.linked = True
         # np.frombuffer keeps a buffer export alive (np.ndarray(buffer=) does not), so the
         # mapping cannot be unmapped under a view that is still held: no use-after-unmap.
@@ -88,10 +89,14 @@ class Arena:
         if line is not None:
             slots.append({"name": "doorbell", "dtype": "<u4", "shape": [doorbell.WORDS],
                           "offset": line * doorbell.LINE_BYTES})
-        # Once unlinked, the segment is reachable only through the fd that restarted
-        # workers inherit (Backend.restart); the first workers attach by name.
-        where: dict[str, object] = {"name": self.name} if self.linked else {"fd": self.fd}
-        return {**where, "size": self.size, "slots": slots}
+        declaration: dict[str, object] = {"name": self.name, "size": self.size, "slots": slots}
+        if not self.linked:
+            # Unlinked, the segment stays reachable through this process's descriptor:
+            # another process of this user can map it (a restarted worker, a capture).
+            if self._fd is None:
+                raise ValueError(f"arena {self.name} is closed")
+            declaration["path"] = f"/proc/{os.getpid()}/fd/{self._fd}"
+        return declaration
 
     def unlink(self) -> None:
         """Remove the name; the mappings stay valid until unmapped."""
@@ -103,10 +108,10 @@ class Arena:
         """Unlink and unmap. Views still held elsewhere keep the mapping alive, so reading
         them after close is safe (their data is simply no longer updated)."""
         self.unlink()
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
         self.views = {}
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
         self.doorbells = []
         if self._mmap is not None:
             try:

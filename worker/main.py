@@ -64,6 +64,7 @@ class Worker:
             commands.PING: self.on_ping,
             commands.SHUTDOWN: self.on_shutdown,
             commands.DOORBELL: self.on_doorbell,
+            commands.RENDER: self.on_render,
         }
         self.slots = {}
         self.bell = None
@@ -188,6 +189,9 @@ class Worker:
 
     def on_capture(self, payload):
         return self.require_engine().capture(payload)
+
+    def on_render(self, payload):
+        return self.require_engine().render(payload)
 
     def on_ping(self, payload):
         return {}

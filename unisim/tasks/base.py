@@ -56,6 +56,7 @@ class Task:
     substeps: ClassVar[int] = 1  # physics steps per control step (control decimation)
     max_episode_length: ClassVar[int] = 500  # control steps before a time-out
     action_clip: ClassVar[float] = 1.0  # actions are clipped to [-clip, clip]
+    camera: ClassVar[str | None] = None  # the model camera for videos (None: free camera)
 
     def __init__(self, num_envs: int = 1, *, python: str | Path | None = None, seed: int = 0,
                  device: str | torch.device = "cpu", progress: bool = False,

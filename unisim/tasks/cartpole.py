@@ -16,6 +16,7 @@ class Cartpole(Task):
     """
 
     model = "cartpole"
+    camera = "side"
     substeps = 2  # timestep 0.01 s -> control at 50 Hz
     max_episode_length = 250
     max_angle = 0.8  # rad

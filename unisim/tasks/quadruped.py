@@ -28,6 +28,7 @@ class QuadrupedWalk(Task):
 
     model = "quadruped"
     keyframe = "stand"
+    camera = "track"
     substeps = 4  # timestep 0.005 s -> control at 50 Hz
     max_episode_length = 400
     action_scale = 0.5  # rad of servo target per unit action

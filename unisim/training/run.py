@@ -2,7 +2,7 @@
 
 The folder (``runs/<task>-<time>/``) holds ``metrics.jsonl`` (one line per iteration),
 ``curves.png`` (the learning curve), ``model_<iteration>.pt`` (rsl_rl checkpoints, the
-last is the trained policy), ``policy.mp4`` or ``.gif`` (the trained policy, env 0),
+last is the trained policy), ``policy.mp4`` (the trained policy, env 0),
 ``rsl_rl.log`` (rsl_rl's own printout) and ``summary.json`` (the figures below).
 """
 
@@ -78,6 +78,8 @@ def train(task_name: str, *, iterations: int | None = None, num_envs: int | None
         policy = runner.get_inference_policy()
         eval_return, eval_length = evaluate(task, policy)
         video_path = record(task, policy, run_dir) if video else None
+        if video_path:
+            echo(f"video: {video_path}")
     rows = [row for row in read_metrics(run_dir) if "mean_return" in row]
     at_90 = next((row for row in rows
                   if row["mean_episode_length"] >= 0.9 * task.max_episode_length), None)
@@ -122,10 +124,21 @@ def evaluate(task: Task, policy: Policy) -> tuple[float, float]:
     return round(float(returns.mean()), 2), round(float(lengths.mean()), 1)
 
 
-def record(task: Task, policy: Policy, run_dir: Path) -> Path | None:
-    """A video of env 0 under ``policy`` (needs frame capture, see ``unisim.video``)."""
-    del task, policy, run_dir
-    return None
+def record(task: Task, policy: Policy, run_dir: Path, stride: int = 2) -> Path:
+    """``policy.mp4``: env 0 under ``policy`` for one episode's worth of steps (a fall
+    starts a new episode), one frame every ``stride`` control steps, in real time."""
+    from ..video import VideoRecorder
+
+    observations = task.reset()
+    fps = 1.0 / (task.step_dt * stride)
+    with VideoRecorder(run_dir / "policy.mp4", task.sim, camera=task.camera, fps=fps) as video:
+        video.capture()
+        for i in range(1, task.max_episode_length + 1):
+            step = task.step(act(task, policy, observations))
+            observations = task.reset(step.done) if bool(step.done.any()) else step.observations
+            if i % stride == 0:
+                video.capture()
+    return video.path
 
 
 def summary_lines(result: RunResult) -> list[str]:

@@ -9,6 +9,7 @@ ENGINES = {
     "mujoco": "engines.mujoco_engine",
     "mock": "engines.mock_engine",
     "isaacgym": "engines.isaacgym_engine",
+    "render": "engines.render_engine",
 }
 
 

@@ -46,5 +46,9 @@ class Engine:
         """Render into the image slot; return metadata. Engines without cameras refuse."""
         raise NotImplementedError("this engine cannot render")
 
+    def render(self, request):
+        """Render rows of a state slot into rows of image slots (see render_engine)."""
+        raise NotImplementedError("this engine is not a render engine")
+
     def close(self):
         """Release engine resources; called once when the worker exits."""

@@ -1,8 +1,12 @@
-"""A fake engine with predictable physics that misbehaves on request.
+"""A fake engine with predictable physics that misbehaves on request (``unisim.testing``).
 
 Dynamics, per env and per substep (nu <= nv <= nq)::
 
     qvel[:nu] += ctrl * dt;  qpos[:nv] += qvel * dt
+
+The layout comes from the options (``nq``, ``nv``, ``nu``, ``*_names``, ``timestep``,
+``qpos0``) or, when the INIT names a ``model``, from that MJCF file read as XML (no
+MuJoCo needed): its joints, actuators, bodies, timestep and keyframes.
 
 Faults are scripted by the host in the INIT options as a list of maps::
 
@@ -45,16 +49,25 @@ class MockEngine(Engine):
         self.worker = worker
         self.faults = list(options.get("faults", []))
         self._fault("INIT")
-        nq = int(options.get("nq", 2))
-        nv = int(options.get("nv", nq))
-        nu = int(options.get("nu", nv))
+        layout = dict(options)
+        if spec.get("model"):
+            layout.update(_mjcf_layout(spec["model"], spec.get("keyframe")))
+        elif spec.get("keyframe"):
+            raise ValueError("the mock engine has keyframes only when given an MJCF model")
+        nq = int(layout.get("nq", 2))
+        nv = int(layout.get("nv", nq))
+        nu = int(layout.get("nu", nv))
         if not 0 <= nu <= nv <= nq:
             raise ValueError("mock layout needs 0 <= nu <= nv <= nq, got nu=%d nv=%d nq=%d"
                              % (nu, nv, nq))
         self.nq, self.nv, self.nu = nq, nv, nu
-        self.dt = float(options.get("timestep", 0.01))
+        self.dt = float(layout.get("timestep", 0.01))
         self.num_envs = int(spec["num_envs"])
-        self.initial_qpos = np.asarray(options.get("qpos0", np.zeros(nq)), dtype=np.float64)
+        self.initial_qpos = np.asarray(layout.get("qpos0", np.zeros(nq)), dtype=np.float64)
+        self.initial_qvel = np.asarray(layout.get("qvel0", np.zeros(nv)), dtype=np.float64)
+        if self.initial_qpos.shape != (nq,) or self.initial_qvel.shape != (nv,):
+            raise ValueError("qpos0 must have %d values and qvel0 %d" % (nq, nv))
+        options = layout
         return {
             "engine": "mock",
             "engine_version": "1",
@@ -66,8 +79,8 @@ class MockEngine(Engine):
             "joint_names": list(options.get("joint_names", [])),
             "actuator_names": list(options.get("actuator_names", [])),
             "body_names": list(options.get("body_names", [])),
-            "keyframes": [],
-            "ctrl_range": [[-1.0, 1.0]] * nu,
+            "keyframes": list(options.get("keyframes", [])),
+            "ctrl_range": [list(r) for r in options.get("ctrl_range", [[-1.0, 1.0]] * nu)],
             "slots": [slot("ctrl", "<f8", [nu]), slot("qpos", "<f8", [nq]),
                       slot("qvel", "<f8", [nv])],
         }
@@ -76,7 +89,7 @@ class MockEngine(Engine):
         self._fault("ATTACH")
         self.slots = slots
         slots["qpos"][:] = self.initial_qpos
-        slots["qvel"][:] = 0.0
+        slots["qvel"][:] = self.initial_qvel
 
     def step(self, substeps):
         self._fault("STEP")
@@ -91,7 +104,7 @@ class MockEngine(Engine):
         if not use_qpos:
             self.slots["qpos"][rows] = self.initial_qpos
         if not use_qvel:
-            self.slots["qvel"][rows] = 0.0
+            self.slots["qvel"][rows] = self.initial_qvel
 
     def capture(self, request):
         self._fault("CAPTURE")
@@ -104,6 +117,25 @@ class MockEngine(Engine):
         for fault in self.faults:
             if fault.get("command") == command and int(fault.get("call", 1)) == count:
                 _ACTIONS[fault["action"]](self, fault)
+
+
+def _mjcf_layout(model, keyframe):
+    """The mock layout of an MJCF file, read as XML."""
+    from engines.mjcf_scan import scan
+
+    scene = scan(model)
+    qpos0, qvel0 = scene.initial_state(keyframe)
+    return {
+        "nq": scene.nq, "nv": scene.nv, "nu": len(scene.actuators),
+        "timestep": scene.timestep,
+        "joint_names": [joint.name for joint in scene.joints],
+        "actuator_names": [actuator.name for actuator in scene.actuators],
+        "body_names": ["world", *scene.bodies],
+        "keyframes": sorted(scene.keyframes),
+        "ctrl_range": [list(a.ctrl_range or (-1.0, 1.0)) for a in scene.actuators],
+        "qpos0": np.asarray(qpos0, dtype=np.float64).tolist(),
+        "qvel0": np.asarray(qvel0, dtype=np.float64).tolist(),
+    }
 
 
 def _kill(engine, fault):

@@ -9,7 +9,9 @@ import os
 
 import numpy as np
 
+from engines import rendering
 from engines.base import Engine, EngineFault, slot
+from shm import ArenaCache
 
 
 class LoopStepper:
@@ -52,6 +54,14 @@ class LoopStepper:
             qpos[i] = self.datas[i].qpos
             qvel[i] = self.datas[i].qvel
 
+    def get_data(self, i, out):
+        """Copy env ``i``'s state (qpos, qvel, act, mocap, ...) into the MjData ``out``."""
+        mujoco = self.mujoco
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        state = np.empty(mujoco.mj_stateSize(self.model, spec))
+        mujoco.mj_getState(self.model, self.datas[i], state, spec)
+        mujoco.mj_setState(self.model, out, state, spec)
+
 
 class BatchStepper:
     """``mujoco.batch.Batch`` on every core (MuJoCo 4)."""
@@ -87,6 +97,10 @@ class BatchStepper:
         qpos[ids] = self.qpos[ids]
         qvel[ids] = self.qvel[ids]
 
+    def get_data(self, i, out):
+        """Copy env ``i``'s state into the MjData ``out``."""
+        self.batch.get_data(int(i), out)
+
 
 def _names(mujoco, model, obj, count):
     return [mujoco.mj_id2name(model, obj, i) or "" for i in range(count)]
@@ -96,10 +110,11 @@ class MujocoEngine(Engine):
     def __init__(self):
         self.slots = {}
         self.stepper = None
+        self.frames = None
+        self.images = ArenaCache(keep=1)
 
     def init(self, spec, worker):
-        import mujoco
-
+        mujoco = rendering.import_mujoco()
         source = spec["model"]
         if source.lstrip().startswith("<"):
             model = mujoco.MjModel.from_xml_string(source)
@@ -164,7 +179,30 @@ class MujocoEngine(Engine):
         self.stepper.reset_rows(ids, qpos, qvel)
         self.stepper.publish(ids, slots["qpos"], slots["qvel"])
 
+    def capture(self, request):
+        """Render env ``env_id`` from ``camera`` into the image slot the request declares.
+
+        The env's state is copied into a scratch MjData and run through ``mj_forward``, so
+        the frame is the one an in-process renderer draws for that qpos (and mocap)."""
+        num_envs = self.slots["qpos"].shape[0]
+        env = int(request["env_id"])
+        if not 0 <= env < num_envs:
+            raise ValueError("env_id must lie in [0, %d), got %d" % (num_envs, env))
+        camera = rendering.camera_id(self.mujoco, self.model, request.get("camera"))
+        views = self.images.views(request["image"])
+        rgb, _ = rendering.image_rows(views["rgb"], None, (0, 1), int(request["width"]),
+                                      int(request["height"]))
+        if self.frames is None:
+            self.frames = rendering.FrameRenderer(self.mujoco, self.model)
+            self.scratch = self.mujoco.MjData(self.model)
+        self.stepper.get_data(env, self.scratch)
+        self.mujoco.mj_forward(self.model, self.scratch)
+        self.frames.render(self.scratch, camera, rgb[0])
+        return {}
+
     def close(self):
+        if self.frames is not None:
+            self.frames.close()
         self.stepper = None
 
 
