@@ -81,7 +81,7 @@ class QuadrupedWalk(Task):
             "alive": torch.full((self.num_envs,), self.alive_bonus, dtype=torch.float64),
             "upright": -2.0 * self.projected_gravity()[:, :2].square().sum(dim=1),
             "fall": -5.0 * self.terminated().double(),
-            "sideways": -0.5 * self.qvel[:, 1].square(),
+            "sideways": -2.0 * self.qvel[:, 1].square(),
             "spin": -0.05 * self.qvel[:, 5].square(),
             "action_rate": -0.01 * action_rate,
         }
