@@ -53,6 +53,17 @@ def test_cli_train_command_writes_a_run_folder_with_a_video(
     assert json.loads((run / "summary.json").read_text())["video"] == str(run / "policy.mp4")
 
 
+def test_cli_train_refuses_bad_input_before_starting_anything(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, message in [(["hopper"], "no task 'hopper'; registered tasks: cartpole, quadruped"),
+                          (["cartpole", "--iterations", "0"], "iterations and num_envs must be")]:
+        with pytest.raises(SystemExit) as exit_info:
+            cli.main(["train", *argv, "--out", str(tmp_path)])
+        assert exit_info.value.code == 2
+        assert message in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
 def test_python38_discovery_falls_back_and_says_why(monkeypatch: pytest.MonkeyPatch,
                                                     tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)

@@ -37,12 +37,16 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_doctor()
     if args.command == "train":
+        from .errors import UnisimError
         from .training.run import summary_lines
         from .training.run import train as run_training
 
-        result = run_training(args.task, iterations=args.iterations, num_envs=args.num_envs,
-                              seed=args.seed, python=args.python, out=args.out,
-                              video=not args.no_video)
+        try:
+            result = run_training(args.task, iterations=args.iterations,
+                                  num_envs=args.num_envs, seed=args.seed, python=args.python,
+                                  out=args.out, video=not args.no_video)
+        except (ValueError, UnisimError) as exc:
+            parser.exit(2, f"unisim train: {exc}\n")
         print("\n".join(summary_lines(result)))
         return 0
     return 2

@@ -52,6 +52,7 @@ class Task:
     """
 
     model: ClassVar[str | Path]
+    engine: ClassVar[str] = "mujoco"
     keyframe: ClassVar[str | None] = None
     substeps: ClassVar[int] = 1  # physics steps per control step (control decimation)
     max_episode_length: ClassVar[int] = 500  # control steps before a time-out
@@ -62,7 +63,7 @@ class Task:
                  device: str | torch.device = "cpu", progress: bool = False,
                  timeout: float = 60.0) -> None:
         self.device = torch.device(device)
-        self.sim = Backend("mujoco", model=self.model, num_envs=num_envs, python=python,
+        self.sim = Backend(self.engine, model=self.model, num_envs=num_envs, python=python,
                            keyframe=self.keyframe, progress=progress, timeout=timeout)
         try:
             self.num_envs = self.sim.num_envs

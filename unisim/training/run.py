@@ -21,7 +21,7 @@ from rsl_rl.runners import OnPolicyRunner
 from tensordict import TensorDict
 
 from ..integrations.rsl_rl import RslRlVecEnv
-from ..tasks import Task, make
+from ..tasks import Task, make, task_class
 from .configs import DEFAULT_RECIPE, RECIPES, runner_config
 from .plots import plot_curves
 from .progress import ProgressWriter, read_metrics
@@ -53,9 +53,13 @@ def train(task_name: str, *, iterations: int | None = None, num_envs: int | None
           seed: int = 0, python: str | None = None, out: str | Path = "runs",
           video: bool = True, echo: Callable[[str], None] = print) -> RunResult:
     """Train ``task_name`` with PPO; returns the figures also saved in ``summary.json``."""
+    task_class(task_name)  # an unknown name fails here, before anything is started
     recipe = RECIPES.get(task_name, DEFAULT_RECIPE)
-    iterations = iterations or recipe.iterations
-    num_envs = num_envs or recipe.num_envs
+    iterations = recipe.iterations if iterations is None else iterations
+    num_envs = recipe.num_envs if num_envs is None else num_envs
+    if iterations < 1 or num_envs < 1:
+        raise ValueError(f"iterations and num_envs must be at least 1, got {iterations} and "
+                         f"{num_envs}")
     if python is None:
         python, worker = find_python38()
     else:
