@@ -151,6 +151,12 @@ def test_register_a_task_class() -> None:
         del TASKS["short-cartpole"]
 
 
+def test_a_task_class_by_import_path() -> None:
+    assert task_class("unisim.tasks.cartpole:Cartpole") is Cartpole
+    with pytest.raises(TypeError, match="not a Task subclass"):
+        task_class("unisim.tasks.quadruped:rotate_inverse")
+
+
 def test_quadruped_starts_standing_and_falls_when_flipped() -> None:
     with make("quadruped", num_envs=2, seed=0) as task:
         gravity = task.projected_gravity()

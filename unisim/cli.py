@@ -16,8 +16,8 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("doctor", help="show which worker interpreters and engines were found")
     train = commands.add_parser("train", help="train a task (cartpole, quadruped) with rsl_rl "
                                 "PPO; writes runs/<task>-<time>/ (needs the train extra)")
-    train.add_argument("task", help="cartpole or quadruped (or a task registered in "
-                       "unisim.tasks)")
+    train.add_argument("task", help="cartpole, quadruped, or your Task subclass as "
+                       "module:Class")
     train.add_argument("--iterations", type=int, default=None, help="PPO iterations "
                        "(default: the task's recipe)")
     train.add_argument("--num-envs", type=int, default=None)

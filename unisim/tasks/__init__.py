@@ -21,11 +21,11 @@ def register(name: str, task: str | type[Task]) -> None:
 
 
 def task_class(name: str) -> type[Task]:
-    """The ``Task`` subclass registered as ``name``."""
-    if name not in TASKS:
+    """The ``Task`` subclass registered as ``name``, or importable as ``"module:Class"``."""
+    if name not in TASKS and ":" not in name:
         raise ValueError(f"no task {name!r}; registered tasks: {', '.join(sorted(TASKS))} "
-                         "(add one with unisim.tasks.register)")
-    entry = TASKS[name]
+                         "(add one with unisim.tasks.register, or name it as module:Class)")
+    entry = TASKS.get(name, name)
     if isinstance(entry, str):
         module, _, attribute = entry.partition(":")
         entry = getattr(importlib.import_module(module), attribute)
