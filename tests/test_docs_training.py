@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("torch", reason="needs the train extra: pip install -e '.[train]'")
-
 from unisim.tasks import TASKS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "training.md"

@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-torch = pytest.importorskip("torch", reason="needs the train extra: pip install -e '.[train]'")
-gymnasium = pytest.importorskip("gymnasium", reason="needs the train extra")
-
-from gymnasium.spaces import Box  # noqa: E402
-from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
-from gymnasium.utils.passive_env_checker import (  # noqa: E402
+from gymnasium.spaces import Box
+from gymnasium.utils.env_checker import data_equivalence
+from gymnasium.utils.passive_env_checker import (
     _check_box_action_space,
     _check_box_observation_space,
     check_obs,
     check_space,
 )
-from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
-from gymnasium.wrappers.vector import NormalizeObservation, RecordEpisodeStatistics  # noqa: E402
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.wrappers.vector import NormalizeObservation, RecordEpisodeStatistics
 
-import unisim  # noqa: E402
-from unisim.integrations.gymnasium import GymnasiumVectorEnv  # noqa: E402
-from unisim.tasks.cartpole import Cartpole  # noqa: E402
+import unisim
+from unisim.integrations.gymnasium import GymnasiumVectorEnv
+from unisim.tasks.cartpole import Cartpole
 
 
 class ShortCartpole(Cartpole):

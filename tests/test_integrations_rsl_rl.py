@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import pytest
+import torch
+from rsl_rl.env import VecEnv
+from tensordict import TensorDict
 
-torch = pytest.importorskip("torch", reason="needs the train extra: pip install -e '.[train]'")
-pytest.importorskip("rsl_rl", reason="needs the train extra: pip install -e '.[train]'")
-
-from rsl_rl.env import VecEnv  # noqa: E402
-from tensordict import TensorDict  # noqa: E402
-
-import unisim  # noqa: E402
-from unisim.integrations.rsl_rl import RslRlVecEnv  # noqa: E402
-from unisim.tasks.cartpole import Cartpole  # noqa: E402
+import unisim
+from unisim.integrations.rsl_rl import RslRlVecEnv
+from unisim.tasks.cartpole import Cartpole
 
 
 class ShortCartpole(Cartpole):

@@ -8,13 +8,12 @@ import sys
 
 import numpy as np
 import pytest
+import torch
 
-torch = pytest.importorskip("torch", reason="the task layer needs torch: pip install -e '.[train]'")
-
-import unisim  # noqa: E402
-from unisim.tasks import Task, make, register, task_class  # noqa: E402
-from unisim.tasks.cartpole import Cartpole  # noqa: E402
-from unisim.tasks.quadruped import rotate_inverse  # noqa: E402
+import unisim
+from unisim.tasks import Task, make, register, task_class
+from unisim.tasks.cartpole import Cartpole
+from unisim.tasks.quadruped import rotate_inverse
 
 
 class ShortCartpole(Cartpole):

@@ -6,12 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("rsl_rl", reason="needs the train extra: pip install -e '.[train]'")
-pytest.importorskip("matplotlib", reason="needs the train extra: pip install -e '.[train]'")
-
 import imageio.v3 as iio
+import pytest
 
 from unisim import cli
 from unisim.training.progress import read_metrics
