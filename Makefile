@@ -7,7 +7,7 @@ HOST := $(VENV)/bin/python
 # Tools venv of the IsaacGym type gate: mypy 1.16 is the last to accept --python-version 3.8.
 TYPECHECK := .venv-typecheck
 
-.PHONY: demo test lint ci clean
+.PHONY: demo test lint ci clean gpu-stage
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,9 +44,26 @@ lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q worker protocol; fi
 	$(TYPECHECK)/bin/python scripts/isaacgym_typecheck.py
 
-# What CI runs: lint, then the tests with the cross-interpreter ones required.
+# What CI runs: lint, the tests (cross-interpreter ones required), then the short soak and
+# the check that docs/reliability.md lists every fault case the tests measured.
 ci: lint
 	UNISIM_REQUIRE_PY38=1 $(MAKE) test
+	$(HOST) scripts/fault_matrix.py --check
+	$(HOST) scripts/soak.py --quick
+
+# Stage the GPU run (scripts/gpu_run.sh) in GPU_STAGE for a GPU machine without network:
+# unisim's wheel, the cp312 wheels MJX needs there, the tests and the benchmark.
+GPU_STAGE ?= .gpu-run
+GPU_WHEELS := mujoco==4.0.0 mujoco-core==4.0.0 mujoco-studio==4.0.0 mujoco-mjx==3.17.0 \
+	trimesh glfw pyopengl websockets
+gpu-stage: $(VENV)/.installed
+	rm -rf $(GPU_STAGE)/tests $(GPU_STAGE)/benchmarks $(GPU_STAGE)/wheels/unisim_bridge-*
+	mkdir -p $(GPU_STAGE)/wheels
+	$(HOST) -m pip wheel -q --no-deps -w $(GPU_STAGE)/wheels .
+	$(HOST) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+	  --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+	  --platform manylinux1_x86_64 -d $(GPU_STAGE)/wheels $(GPU_WHEELS)
+	cp -r tests benchmarks pyproject.toml scripts/gpu_run.sh $(GPU_STAGE)/
 
 clean:
 	rm -rf $(VENV) $(VENV38) $(TYPECHECK) .typings build dist *.egg-info

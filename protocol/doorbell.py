@@ -18,6 +18,7 @@ stdlib + numpy.
 """
 
 import ctypes
+import os
 import platform
 import time
 
@@ -76,6 +77,7 @@ class Line:
                     return int(value)
                 if time.perf_counter() > end:
                     break
+                os.sched_yield()  # a peer waiting for this core gets it
         while True:
             words[flag] = 1
             value = words[index]

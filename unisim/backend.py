@@ -18,12 +18,14 @@ import unisim.protocol as protocol
 
 from . import models
 from .capture import ImageSlot
-from .errors import BackendDead, SetupError, WorkerDied
+from .errors import BackendDead, ProtocolError, SetupError, WorkerDied
 from .interpreter import resolve_worker
 from .layout import Layout
-from .pool import WorkerPool, Workers, default_workers, split_rows
+from .planes import DataPlane, as_numpy
+from .planes import create as create_plane
+from .pool import WorkerPool, Workers, split_rows
 from .progress import ProgressBar
-from .slots import Arena, reap_orphans
+from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
 
 Command = protocol.Command
@@ -39,6 +41,11 @@ class Backend:
     ``reset``; ``tensors()`` gives torch views of the same memory. With ``workers=K`` the
     envs are split into K contiguous row ranges, each stepped by its own process
     (default: ``pool.default_workers``, one per core for large batches).
+
+    ``data_plane="cuda"`` (engines whose state lives on a GPU, e.g. ``"mjx"``) puts the
+    engine's slots in memory of GPU ``device`` shared with one worker by CUDA IPC instead:
+    they are then torch CUDA tensors, and a step is ordered on torch's current stream with
+    no host copy (docs/cuda-ipc.md). Naming a ``device`` also defaults to one worker.
     """
 
     def __init__(self, engine: str = "mujoco", model: str | Path | None = None,
@@ -46,7 +53,8 @@ class Backend:
                  workers: int | None = None, timeout: float = 60.0,
                  init_timeout: float | None = None, keyframe: str | None = None,
                  options: dict[str, Any] | None = None, progress: bool = True,
-                 doorbell: bool = True) -> None:
+                 doorbell: bool = True, data_plane: str = "shm",
+                 device: int | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
@@ -58,12 +66,14 @@ class Backend:
         self._closed = False
         self._lock = threading.Lock()
         self._images = ImageSlot()
-        self._rows = split_rows(self.num_envs, workers or default_workers(self.num_envs))
+        self._plane: DataPlane = create_plane(data_plane, device)
+        self._rows = split_rows(self.num_envs, self._plane.worker_count(workers, self.num_envs))
         threads = max(1, (os.cpu_count() or 1) // len(self._rows))
         self._spec: dict[str, Any] = {"engine": engine, "keyframe": keyframe,
                                       "threads": threads, "options": options or {}}
         if model is not None:
             self._spec["model"] = models.resolve(model)
+        self._spec.update(self._plane.init_fields())
         # Setup (interpreter start, imports, scene building) is slow and bursty; a short
         # per-step ``timeout`` must not make it fail.
         self._init_timeout = init_timeout or max(self.timeout, SETUP_TIMEOUT)
@@ -72,7 +82,7 @@ class Backend:
         self.python, self._worker_env = resolve_worker(engine, python)
         reap_orphans()
         self._resources = Workers()
-        self._finalizer = weakref.finalize(self, self._resources.close)
+        self._finalizer = weakref.finalize(self, _release, self._resources, self._plane)
         started = time.perf_counter()
         try:
             self._start()
@@ -97,9 +107,9 @@ class Backend:
         self.report: dict[str, Any] = replies[0].get("report", {})  # engine's configuration
         if arena is None:
             self.layout = layout
-            arena = self._resources.arena = Arena(layout.slots, self.num_envs,
-                                                  lines=len(self._rows))
-            views = arena.views
+            arena = self._resources.arena = self._plane.allocate(layout, self.num_envs,
+                                                                 lines=len(self._rows))
+            views = self._plane.views
             self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
             self._reset_mask = views["reset_mask"]
         elif layout != self.layout:
@@ -108,8 +118,9 @@ class Backend:
         self._arena = arena
         line = {id(m): k for k, m in enumerate(pool.members)}
         pool.call(Command.ATTACH,
-                  lambda m: {"arena": arena.declaration(m.rows, line[id(m)])}, self.timeout)
+                  lambda m: self._plane.attach_payload(arena, m.rows, line[id(m)]), self.timeout)
         arena.unlink()
+        self._plane.attached()
         self._stepping: Stepping = (
             DoorbellStepping(pool, arena.doorbells) if self._doorbell and bell.AVAILABLE
             else PipeStepping(pool))
@@ -141,25 +152,24 @@ class Backend:
         return self._pool.pids
 
     @property
-    def ctrl(self) -> npt.NDArray[np.float64]:
+    def ctrl(self) -> Any:  # numpy (data_plane="shm") or a torch CUDA tensor ("cuda")
         self._check_open()
         return self._ctrl
 
     @property
-    def qpos(self) -> npt.NDArray[np.float64]:
+    def qpos(self) -> Any:  # numpy (data_plane="shm") or a torch CUDA tensor ("cuda")
         self._check_open()
         return self._qpos
 
     @property
-    def qvel(self) -> npt.NDArray[np.float64]:
+    def qvel(self) -> Any:  # numpy (data_plane="shm") or a torch CUDA tensor ("cuda")
         self._check_open()
         return self._qvel
 
     def state(self) -> dict[str, npt.NDArray[Any]]:
         """Every slot, by name, as numpy views (zero-copy)."""
         self._check_open()
-        assert self._arena is not None
-        return dict(self._arena.views)
+        return dict(self._plane.views)
 
     def shared_arena(self) -> dict[str, Any]:
         """A declaration of the state arena that another worker of this user can map while
@@ -169,27 +179,24 @@ class Backend:
 
     def tensors(self) -> dict[str, Any]:
         """Every slot as a torch tensor sharing the slot's memory (needs torch)."""
-        try:
-            import torch
-        except ImportError as exc:
-            raise SetupError("tensors() needs torch", hint="pip install torch") from exc
-        return {name: torch.from_numpy(view) for name, view in self.state().items()}
+        self._check_open()
+        return self._plane.tensors()
 
     # -- commands ----------------------------------------------------------------------
 
     def step(self, ctrl: Any = None, substeps: int = 1) -> None:
         """Write ``ctrl`` (array-like or tensor, broadcast to ``(num_envs, nu)``) and step."""
         self._check_open()
-        if ctrl is not None:
-            ctrl = _as_numpy(ctrl)
         if substeps != 1 and (not isinstance(substeps, int | np.integer)
                               or isinstance(substeps, bool) or substeps < 1):
             raise ValueError(f"substeps must be a positive int, got {substeps!r}")
         with self._lock:
             self._stepping.settle()
             if ctrl is not None:
-                _write(self._ctrl, ctrl, "ctrl")
+                self._plane.write(self._ctrl, ctrl, "ctrl")
+            self._plane.inputs_written()
             self._stepping.step(int(substeps), self.timeout)
+            self._plane.outputs_awaited()
 
     def reset(self, env_ids: Any = None, qpos: Any = None, qvel: Any = None) -> None:
         """Reset envs ``env_ids`` (all if None) to ``qpos``/``qvel`` or the initial state."""
@@ -206,14 +213,16 @@ class Backend:
             mask[:] = 0
             mask[rows] = 1
             if qpos is not None:
-                self._qpos[rows] = qpos
+                self._plane.write(self._qpos, qpos, "qpos", rows)
             if qvel is not None:
-                self._qvel[rows] = qvel
+                self._plane.write(self._qvel, qvel, "qvel", rows)
             members = [m for m in self._pool.members if mask[m.rows.start:m.rows.stop].any()]
             if members:
+                self._plane.inputs_written()
                 self._pool.call(Command.RESET, {"qpos": qpos is not None,
                                                 "qvel": qvel is not None},
                                 self.timeout, members=members)
+                self._plane.outputs_awaited()
 
     def capture(self, env_id: int = 0, camera: str | int | None = None, width: int = 320,
                 height: int = 240) -> npt.NDArray[np.uint8]:
@@ -267,6 +276,10 @@ class Backend:
             return
         with self._lock:
             self._closed = True
+            # Drop our own views first: with none left, the mapping (and its descriptor)
+            # is released now rather than when the last view is garbage-collected.
+            for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_arena", "_stepping"):
+                self.__dict__.pop(name, None)
             self._finalizer()
             self._images.close()
 
@@ -282,13 +295,27 @@ class Backend:
         return f"<unisim.Backend {self.engine} num_envs={self.num_envs} ({state})>"
 
 
+def _release(resources: Workers, plane: DataPlane) -> None:
+    """Stop the workers, then free the slots (host arena, then the plane's). Never raises."""
+    try:
+        resources.close()
+    finally:
+        plane.close()
+
+
 def handshake(pool: WorkerPool, python: str, engine: str, timeout: float) -> dict[str, Any]:
     """Read every worker's HELLO; check they speak our protocol and host ``engine``."""
     try:
         hello = pool.hello(timeout)[0]
-    except WorkerDied as exc:
+    except (WorkerDied, ProtocolError) as exc:
+        said = ""
+        if isinstance(exc, ProtocolError):  # it printed something: show that, and stderr
+            process = pool.members[0].process
+            process.reap(grace=0.0)  # killed already; reaped, its stderr can be read to EOF
+            tail = process.stderr_tail()
+            said = f"\n--- its stderr ---\n{tail}" if tail else ""
         raise SetupError(
-            f"the worker on {python} did not speak the unisim protocol: {exc}",
+            f"the worker on {python} did not speak the unisim protocol: {exc}{said}",
             hint=f"check that {python} is Python >= 3.8 with numpy and msgpack "
                  f"installed ({python} -m pip install numpy msgpack) and the engine's "
                  f"SDK") from exc
@@ -305,7 +332,7 @@ def handshake(pool: WorkerPool, python: str, engine: str, timeout: float) -> dic
 def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:
     if env_ids is None:
         return np.arange(num_envs)
-    rows = _as_numpy(env_ids)
+    rows = as_numpy(env_ids)
     if rows.dtype == np.bool_:
         if rows.shape != (num_envs,):
             raise ValueError(f"a boolean env mask must have shape ({num_envs},), got {rows.shape}")
@@ -318,23 +345,9 @@ def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:
     return rows
 
 
-def _as_numpy(value: Any) -> npt.NDArray[Any]:
-    if hasattr(value, "detach"):  # a torch tensor, on any device
-        value = value.detach().cpu().numpy()
-    return np.asarray(value)
-
-
-def _write(target: npt.NDArray[Any], value: Any, name: str) -> None:
-    try:
-        np.copyto(target, _as_numpy(value), casting="same_kind")
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"{name} must broadcast to shape {target.shape} with a float dtype, "
-                         f"got {np.shape(value)}: {exc}") from None
-
-
 def _checked(value: Any, shape: Sequence[int], name: str) -> npt.NDArray[np.float64]:
     try:
-        array = np.broadcast_to(_as_numpy(value).astype(np.float64, copy=False), tuple(shape))
+        array = np.broadcast_to(as_numpy(value).astype(np.float64, copy=False), tuple(shape))
     except ValueError:
         raise ValueError(f"{name} must broadcast to shape {tuple(shape)}, "
                          f"got {np.shape(value)}") from None

@@ -167,3 +167,4 @@ class Channel:
 
     def close(self) -> None:
         self._watchdog.close()
+        self.bell = None  # a view of the arena: let the arena's mapping go

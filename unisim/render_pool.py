@@ -22,10 +22,11 @@ import numpy as np
 import unisim.protocol as protocol
 
 from . import models
-from .backend import Backend, _as_numpy, handshake
+from .backend import Backend, handshake
 from .capture import check_image_size
 from .errors import BackendDead, RemoteError, SetupError, UnisimError
 from .interpreter import resolve_python
+from .planes import as_numpy
 from .pool import Member, WorkerPool, Workers, split_rows
 from .randomizer import Randomizer
 from .slots import Arena, SlotSpec, reap_orphans
@@ -109,6 +110,7 @@ class RenderPool:
         except UnisimError as exc:
             index = self._dead_index()
             who = "a render worker" if index is None else self._describe(index)
+            self._res.stop()
             raise SetupError(f"{who} failed to start: {exc}",
                              hint="for GPU workers, check that the EGL device exists "
                                   "(MUJOCO_EGL_DEVICE_ID)") from exc
@@ -256,14 +258,14 @@ class RenderPool:
         if unknown or "qpos" not in fields:
             raise ValueError(f"states must be a qpos array or a dict with 'qpos' and optional "
                              f"'mocap_pos', 'mocap_quat'; got keys {sorted(fields)}")
-        qpos = _as_numpy(fields["qpos"])
+        qpos = as_numpy(fields["qpos"])
         if qpos.ndim != 2 or qpos.shape[1] != self.nq:
             raise ValueError(f"qpos states must be an (N, {self.nq}) array, got {qpos.shape}")
         rows = int(qpos.shape[0])
         self._check_batch(rows)
         views = self._arena.views
         for name, nominal in self._nominal.items():
-            value = _as_numpy(fields[name]) if name in fields else nominal
+            value = as_numpy(fields[name]) if name in fields else nominal
             try:
                 views[name][:rows] = np.broadcast_to(value, (rows, *nominal.shape))
             except ValueError:

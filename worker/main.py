@@ -43,6 +43,14 @@ def load_protocol(directory):
     return module
 
 
+def field(payload, command, name, kind, default):
+    """``payload[name]``, checked to be a ``kind`` (bool is not an int here)."""
+    value = payload.get(name, default)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError("%s %s must be %s, got %r" % (command, name, kind.__name__, value))
+    return value
+
+
 class Worker:
     """Message loop: reads requests, dispatches them to the engine, writes replies."""
 
@@ -168,8 +176,16 @@ class Worker:
     def on_attach(self, payload):
         from shm import attach_arena
 
+        engine = self.require_engine()
         self.slots = attach_arena(payload["arena"])
-        self.require_engine().attach(self.slots)
+        if "cuda" in payload:  # device-resident slots, shared by CUDA IPC
+            from cuda_ipc import DeviceMapping
+
+            if not engine.device_resident:
+                raise ValueError("engine %s keeps its state in host memory; use data_plane='shm'"
+                                 % type(engine).__name__)
+            self.slots.update(DeviceMapping(payload["cuda"]).regions)
+        engine.attach(self.slots)
         return {}
 
     def on_doorbell(self, payload):
@@ -180,11 +196,16 @@ class Worker:
         return {}
 
     def on_step(self, payload):
-        self.require_engine().step(int(payload.get("substeps", 1)))
+        substeps = field(payload, "STEP", "substeps", int, 1)
+        if substeps < 1:
+            raise ValueError("STEP substeps must be at least 1, got %d" % substeps)
+        self.require_engine().step(substeps)
         return {}
 
     def on_reset(self, payload):
-        self.require_engine().reset(bool(payload.get("qpos")), bool(payload.get("qvel")))
+        use_qpos = field(payload, "RESET", "qpos", bool, False)
+        use_qvel = field(payload, "RESET", "qvel", bool, False)
+        self.require_engine().reset(use_qpos, use_qvel)
         return {}
 
     def on_capture(self, payload):

@@ -1,7 +1,8 @@
-"""Detect worker processes and shared-memory segments a block of code leaves behind."""
+"""Detect worker processes, shared memory and descriptors a block of code leaves behind."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import time
@@ -13,7 +14,7 @@ from ..slots import PREFIX, SHM_DIR
 
 
 class LeakError(AssertionError):
-    """Code left a worker process or a unisim shared-memory segment behind."""
+    """Code left a worker process, a unisim segment or a pipe/segment descriptor behind."""
 
 
 def segments() -> set[str]:
@@ -34,22 +35,38 @@ def children() -> set[int]:
     return found
 
 
+def descriptors() -> set[str]:
+    """This process's descriptors of the kinds a backend opens: pipes and unisim memory."""
+    found = set()
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("pipe:") or f"/{PREFIX}" in target:
+            found.add(f"{fd.name} -> {target}")
+    return found
+
+
 @contextmanager
 def leak_guard(grace: float = 3.0) -> Iterator[None]:
-    """Raise ``LeakError`` if the block leaves new children or segments after ``grace`` s.
+    """Raise ``LeakError`` if the block leaves new children, segments or descriptors.
 
-    What leaked is killed and unlinked before raising, so one leak does not cascade.
+    Leaks are checked for up to ``grace`` seconds (exits take a moment). Leaked processes
+    and segments are killed and unlinked before raising, so one leak does not cascade.
     """
-    before_segments, before_children = segments(), children()
+    before = segments(), children(), descriptors()
     yield
     deadline = time.monotonic() + grace
     while True:
-        new_segments = segments() - before_segments
-        new_children = children() - before_children
-        if not (new_segments or new_children) or time.monotonic() > deadline:
+        gc.collect()  # garbage in reference cycles (exceptions and their frames) is no leak
+        new_segments = segments() - before[0]
+        new_children = children() - before[1]
+        new_fds = descriptors() - before[2]
+        if not (new_segments or new_children or new_fds) or time.monotonic() > deadline:
             break
         time.sleep(0.05)
-    if not (new_segments or new_children):
+    if not (new_segments or new_children or new_fds):
         return
     for pid in new_children:
         try:
@@ -58,5 +75,5 @@ def leak_guard(grace: float = 3.0) -> Iterator[None]:
             pass
     for name in new_segments:
         (SHM_DIR / name).unlink(missing_ok=True)
-    raise LeakError(f"leaked worker processes {sorted(new_children)} and shared-memory "
-                    f"segments {sorted(new_segments)}")
+    raise LeakError(f"leaked worker processes {sorted(new_children)}, shared-memory "
+                    f"segments {sorted(new_segments)} and descriptors {sorted(new_fds)}")

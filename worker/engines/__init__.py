@@ -10,6 +10,7 @@ ENGINES = {
     "mock": "engines.mock_engine",
     "isaacgym": "engines.isaacgym_engine",
     "render": "engines.render_engine",
+    "mjx": "engines.mjx_engine",
 }
 
 

@@ -21,6 +21,9 @@ def slot(name, dtype, shape):
 class Engine:
     """Base class documenting the calls the worker makes, in order."""
 
+    # True if ``attach`` accepts slots in a CUDA arena (``cuda_ipc.DeviceRegion``s).
+    device_resident = False
+
     def init(self, spec, worker):
         """Build the scene from the INIT payload; return the layout.
 

@@ -10,7 +10,8 @@ import os
 import numpy as np
 
 from engines import rendering
-from engines.base import Engine, EngineFault, slot
+from engines.base import Engine, EngineFault
+from engines.mjmodel import Scene
 from shm import ArenaCache
 
 
@@ -102,10 +103,6 @@ class BatchStepper:
         self.batch.get_data(int(i), out)
 
 
-def _names(mujoco, model, obj, count):
-    return [mujoco.mj_id2name(model, obj, i) or "" for i in range(count)]
-
-
 class MujocoEngine(Engine):
     def __init__(self):
         self.slots = {}
@@ -115,47 +112,15 @@ class MujocoEngine(Engine):
 
     def init(self, spec, worker):
         mujoco = rendering.import_mujoco()
-        source = spec["model"]
-        if source.lstrip().startswith("<"):
-            model = mujoco.MjModel.from_xml_string(source)
-        else:
-            model = mujoco.MjModel.from_xml_path(source)
-        num_envs = int(spec["num_envs"])
-        if num_envs < 1:
-            raise ValueError("num_envs must be at least 1, got %d" % num_envs)
-        keyframe = spec.get("keyframe")
-        key_names = _names(mujoco, model, mujoco.mjtObj.mjOBJ_KEY, model.nkey)
-        key_id = None
-        if keyframe is not None:
-            if keyframe not in key_names:
-                raise ValueError("model has no keyframe %r; its keyframes: %s"
-                                 % (keyframe, key_names or "none"))
-            key_id = key_names.index(keyframe)
+        scene = Scene(mujoco, spec)
+        model, num_envs = scene.model, scene.num_envs
         stepper_class = BatchStepper if _has_batch(mujoco) else LoopStepper
         worker.progress(0, num_envs, "creating %d simulations" % num_envs)
         threads = int(spec.get("threads") or os.cpu_count() or 1)
-        self.stepper = stepper_class(mujoco, model, num_envs, key_id, threads)
+        self.stepper = stepper_class(mujoco, model, num_envs, scene.key_id, threads)
         self.mujoco = mujoco
         self.model = model
-        obj = mujoco.mjtObj
-        return {
-            "engine": "mujoco",
-            "engine_version": mujoco.__version__,
-            "stepper": self.stepper.name,
-            "num_envs": num_envs,
-            "nq": model.nq, "nv": model.nv, "nu": model.nu, "nbody": model.nbody,
-            "timestep": float(model.opt.timestep),
-            "joint_names": _names(mujoco, model, obj.mjOBJ_JOINT, model.njnt),
-            "actuator_names": _names(mujoco, model, obj.mjOBJ_ACTUATOR, model.nu),
-            "body_names": _names(mujoco, model, obj.mjOBJ_BODY, model.nbody),
-            "keyframes": key_names,
-            "ctrl_range": model.actuator_ctrlrange.tolist(),
-            "slots": [
-                slot("ctrl", "<f8", [model.nu]),
-                slot("qpos", "<f8", [model.nq]),
-                slot("qvel", "<f8", [model.nv]),
-            ],
-        }
+        return scene.layout("mujoco", mujoco.__version__, self.stepper.name)
 
     def attach(self, slots):
         self.slots = slots

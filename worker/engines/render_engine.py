@@ -10,6 +10,7 @@ request) from a camera into those rows. Several workers share the arena, each it
 
 from engines import rendering
 from engines.base import Engine, slot
+from engines.mjmodel import load_model
 from engines.randomizer import Randomizer
 from shm import ArenaCache
 
@@ -23,11 +24,7 @@ class RenderEngine(Engine):
 
     def init(self, spec, worker):
         mujoco = rendering.import_mujoco()
-        source = spec["model"]
-        if source.lstrip().startswith("<"):
-            model = mujoco.MjModel.from_xml_string(source)
-        else:
-            model = mujoco.MjModel.from_xml_path(source)
+        model = load_model(mujoco, spec["model"])
         self.mujoco, self.model = mujoco, model
         self.data = mujoco.MjData(model)
         self.mocap0 = (self.data.mocap_pos.copy(), self.data.mocap_quat.copy())

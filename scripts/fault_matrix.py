@@ -1,0 +1,54 @@
+"""Render the fault matrix the tests recorded (build/fault-matrix.jsonl) as a Markdown table.
+
+    python scripts/fault_matrix.py            # rewrite the table in docs/reliability.md
+    python scripts/fault_matrix.py --check    # fail if the docs miss a recorded fault/phase
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORD = ROOT / "build" / "fault-matrix.jsonl"
+DOC = ROOT / "docs" / "reliability.md"
+BEGIN, END = "<!-- fault-matrix:begin -->", "<!-- fault-matrix:end -->"
+
+
+def table(rows: list[dict[str, object]]) -> str:
+    lines = ["| fault | phase | what the user sees | detected after (s) | leaks checked |",
+             "|---|---|---|---:|---|"]
+    for row in rows:
+        lines.append(f"| {row['fault']} | {row['phase']} | `{row['seen']}` | "
+                     f"{float(row['seconds']):.3f} | processes, /dev/shm, descriptors |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    rows = [json.loads(line) for line in RECORD.read_text().splitlines() if line]
+    if not rows:
+        print(f"{RECORD} is empty: run the tests (tests/test_fault_matrix.py) first")
+        return 1
+    doc = DOC.read_text()
+    head, rest = doc.split(BEGIN)
+    _, tail = rest.split(END)
+    if args.check:
+        missing = [f"{r['fault']} | {r['phase']}" for r in rows
+                   if f"| {r['fault']} | {r['phase']} |" not in rest.split(END)[0]]
+        for item in missing:
+            print(f"docs/reliability.md lacks the tested case: {item}")
+        print(f"{len(rows) - len(missing)} of {len(rows)} tested cases are documented")
+        return 1 if missing else 0
+    DOC.write_text(f"{head}{BEGIN}\n{table(rows)}\n{END}{tail}")
+    print(f"wrote {len(rows)} rows into {DOC}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

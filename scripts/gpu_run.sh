@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The GPU run, in one command on a GPU machine: the tests that need a GPU, then the GPU data
+# plane benchmark. Runs from a folder staged by `make gpu-stage` (wheels/ holding unisim's
+# wheel and MJX's, tests/, benchmarks/, pyproject.toml), with no network: it installs the
+# wheels into this python3 (so the workers it spawns see them too). Logs go to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")"
+out=${OUT:-$PWD/out}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
+export JAX_COMPILATION_CACHE_DIR=${JAX_COMPILATION_CACHE_DIR:-/tmp/unisim-jax-cache}
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir wheels/*.whl || exit 1
+{ nvidia-smi -L; python3 -c 'import jax, torch; print("jax", jax.__version__, jax.devices(),
+  "torch", torch.__version__, torch.cuda.is_available())'; } 2>&1 | tee "$out/gpu-env.log"
+status=0
+# Each phase has a time limit, so that one hang leaves the other's output.
+timeout "${TESTS_LIMIT:-240}" python3 -m pytest -q -p no:cacheprovider -rs --durations=8 \
+  tests/test_cuda_ipc.py tests/test_gpu.py tests/test_mjx.py 2>&1 | tee "$out/gpu-tests.log" \
+  || status=1
+timeout "${BENCH_LIMIT:-330}" python3 benchmarks/gpu.py "$@" 2>&1 \
+  | tee "$out/gpu-benchmark.log" || status=1
+exit $status

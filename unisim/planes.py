@@ -1,0 +1,145 @@
+"""Data planes: where a backend's slots live, chosen once when the backend is built.
+
+``HostPlane`` puts every slot in one shared-memory arena and hands out numpy views;
+``cuda_ipc.CudaPlane`` puts the engine's slots in device memory shared by CUDA IPC and
+hands out torch CUDA tensors. The backend talks to either through the same few calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import SetupError
+from .layout import Layout
+from .pool import default_workers
+from .slots import Arena
+
+PLANES = ("shm", "cuda")
+
+
+class DataPlane(Protocol):
+    name: str
+
+    def worker_count(self, workers: int | None, num_envs: int) -> int:
+        """How many workers step the envs, given the user's ``workers`` (None: choose)."""
+
+    def init_fields(self) -> dict[str, Any]:
+        """Entries this plane adds to the INIT payload (e.g. which GPU)."""
+
+    def allocate(self, layout: Layout, rows: int, lines: int) -> Arena:
+        """Create the slots for ``layout``; return the host arena (with ``lines`` doorbell
+        lines), which the backend's ``Workers`` owns and closes."""
+
+    def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
+        """The ATTACH payload for the worker of ``rows``, ringing doorbell ``line``."""
+
+    def attached(self) -> None:
+        """Every worker has mapped the slots and published its initial state."""
+
+    @property
+    def views(self) -> dict[str, Any]:
+        """Every slot by name: numpy arrays, or torch tensors for device slots."""
+
+    def tensors(self) -> dict[str, Any]:
+        """Every slot as a torch tensor over the same memory."""
+
+    def write(self, target: Any, value: Any, name: str, rows: Any = None) -> None:
+        """Copy ``value`` into ``target`` (a view of this plane), or into its ``rows``."""
+
+    def inputs_written(self) -> None:
+        """Called before a request whose worker reads what the host wrote."""
+
+    def outputs_awaited(self) -> None:
+        """Called after that request's reply, before the host reads what the worker wrote."""
+
+    def close(self) -> None:
+        """Release what the plane holds beyond the host arena (views stay safe to read)."""
+
+
+def create(kind: str, device: int | None) -> DataPlane:
+    """The plane called ``kind`` (``"shm"`` or ``"cuda"``) for GPU ``device``."""
+    if kind == "shm":
+        return HostPlane(device)
+    if kind == "cuda":
+        from .cuda_ipc import CudaPlane
+
+        return CudaPlane(device)
+    raise ValueError(f"data_plane must be one of {PLANES}, got {kind!r}")
+
+
+class HostPlane:
+    """All slots in host shared memory (``slots.Arena``); numpy views."""
+
+    name = "shm"
+
+    def __init__(self, device: int | None) -> None:
+        if device is not None and (isinstance(device, bool) or not isinstance(device, int)
+                                   or device < 0):
+            raise ValueError(f"device must be a GPU ordinal (int >= 0) or None, got {device!r}")
+        self.device = device
+        self._arena: Arena | None = None
+
+    def worker_count(self, workers: int | None, num_envs: int) -> int:
+        if workers:
+            return workers
+        return 1 if self.device is not None else default_workers(num_envs)  # one per GPU
+
+    def init_fields(self) -> dict[str, Any]:
+        return {} if self.device is None else {"device": {"ordinal": self.device}}
+
+    def allocate(self, layout: Layout, rows: int, lines: int) -> Arena:
+        self._arena = Arena(layout.slots, rows, lines=lines)
+        return self._arena
+
+    def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
+        return {"arena": arena.declaration(rows, line)}
+
+    def attached(self) -> None:
+        """The workers wrote their initial state before they replied."""
+
+    @property
+    def views(self) -> dict[str, Any]:
+        return {} if self._arena is None else self._arena.views
+
+    def tensors(self) -> dict[str, Any]:
+        torch = import_torch("tensors()")
+        return {name: torch.from_numpy(view) for name, view in self.views.items()}
+
+    def write(self, target: Any, value: Any, name: str, rows: Any = None) -> None:
+        source = as_numpy(value)
+        try:
+            if rows is None:
+                np.copyto(target, source, casting="same_kind")
+            else:
+                target[rows] = source
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{name} must broadcast to shape {target.shape} with a float dtype, "
+                             f"got {np.shape(source)}: {exc}") from None
+
+    def inputs_written(self) -> None:
+        """Shared memory needs no ordering beyond the request itself."""
+
+    def outputs_awaited(self) -> None:
+        """The worker wrote before it replied."""
+
+    def close(self) -> None:
+        """The host arena is all there is, and the backend's ``Workers`` closes it."""
+
+
+def as_numpy(value: Any) -> npt.NDArray[Any]:
+    """``value`` as a numpy array; torch tensors on any device are copied to the host."""
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    return np.asarray(value)
+
+
+def import_torch(purpose: str) -> Any:
+    """The torch module, or a ``SetupError`` saying that ``purpose`` needs it."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise SetupError(f"{purpose} needs torch", hint="pip install torch") from exc
+    return torch
