@@ -178,8 +178,10 @@ def test_rotate_inverse_matches_a_rotation_matrix() -> None:
 def test_close_stops_the_worker() -> None:
     task = make("cartpole", num_envs=2)
     pid = task.sim.worker_pid
+    last = task.qpos.clone()
     task.close()
     task.close()
+    assert torch.equal(task.qpos, last)  # still readable: a copy, not the released memory
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     with pytest.raises(unisim.BackendDead):

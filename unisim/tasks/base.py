@@ -169,8 +169,10 @@ class Task:
         return low + (high - low) * sample
 
     def close(self) -> None:
-        """Stop the worker; safe to call twice."""
+        """Stop the worker; safe to call twice. ``qpos``/``qvel`` keep the last state, as
+        copies, so that the task holds no view of the released shared memory."""
         self.sim.close()
+        self.qpos, self.qvel = self.qpos.clone(), self.qvel.clone()
 
     def __enter__(self) -> Task:
         return self
