@@ -82,6 +82,7 @@ class Backend:
         self.python, self._worker_env = resolve_worker(engine, python)
         reap_orphans()
         self._resources = Workers()
+        self._pids: list[int] = []
         self._finalizer = weakref.finalize(self, _release, self._resources, self._plane)
         started = time.perf_counter()
         try:
@@ -96,6 +97,7 @@ class Backend:
         arena = self._resources.arena
         pool = self._pool = self._resources.pool = WorkerPool(
             self.python, self._rows, envs=[self._worker_env] * len(self._rows))
+        self._pids = pool.pids
         self.worker_info = handshake(pool, self.python, self.engine, self._init_timeout)
         bar = ProgressBar(f"{self.engine} init", enabled=self._progress)
         try:
@@ -145,11 +147,12 @@ class Backend:
     @property
     def worker_pid(self) -> int:
         """The first worker's pid (see ``worker_pids`` for a pool)."""
-        return self._pool.pids[0]
+        return self.worker_pids[0]
 
     @property
     def worker_pids(self) -> list[int]:
-        return self._pool.pids
+        """The workers' pids (the last ones, once closed)."""
+        return self._pids
 
     @property
     def ctrl(self) -> Any:  # numpy (data_plane="shm") or a torch CUDA tensor ("cuda")
@@ -278,7 +281,9 @@ class Backend:
             self._closed = True
             # Drop our own views first: with none left, the mapping (and its descriptor)
             # is released now rather than when the last view is garbage-collected.
-            for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_arena", "_stepping"):
+            # The pool goes too: a dead worker's error holds frames that hold views.
+            for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_arena", "_stepping",
+                         "_pool"):
                 self.__dict__.pop(name, None)
             self._finalizer()
             self._images.close()

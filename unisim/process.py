@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import threading
+import weakref
 from importlib import resources
 from pathlib import Path
 
@@ -19,6 +20,14 @@ _SCRUBBED_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "
 STDERR_LINES = 60
 
 log = logging.getLogger("unisim.worker")
+_LIVE: weakref.WeakSet[WorkerProcess] = weakref.WeakSet()
+
+
+def open_pipes() -> set[int]:
+    """Descriptors of worker pipes still open in this process (for the leak guard)."""
+    return {stream.fileno() for process in list(_LIVE)
+            for stream in (process.popen.stdin, process.popen.stdout, process.popen.stderr)
+            if stream is not None and not stream.closed}
 
 
 def worker_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -47,6 +56,7 @@ class WorkerProcess:
         self._pump = threading.Thread(
             target=self._forward_stderr, name=f"unisim-stderr-{self.pid}", daemon=True)
         self._pump.start()
+        _LIVE.add(self)
 
     @property
     def pid(self) -> int:

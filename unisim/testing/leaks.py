@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..process import open_pipes
 from ..slots import PREFIX, SHM_DIR
 
 
@@ -36,14 +37,18 @@ def children() -> set[int]:
 
 
 def descriptors() -> set[str]:
-    """This process's descriptors of the kinds a backend opens: pipes and unisim memory."""
+    """Descriptors a backend opens and must close: worker pipes and unisim shared memory.
+
+    (Other libraries' pipes, JAX's say, are none of our business.)
+    """
+    pipes = open_pipes()
     found = set()
     for fd in Path("/proc/self/fd").iterdir():
         try:
             target = os.readlink(fd)
         except OSError:
             continue
-        if target.startswith("pipe:") or f"/{PREFIX}" in target:
+        if int(fd.name) in pipes or f"/{PREFIX}" in target:
             found.add(f"{fd.name} -> {target}")
     return found
 

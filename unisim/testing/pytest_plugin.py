@@ -32,6 +32,7 @@ def unisim_mock() -> Iterator[Callable[..., Backend]]:
     yield make
     for backend in made:
         backend.close()
+    made.clear()
 
 
 @pytest.fixture

@@ -3,18 +3,28 @@
 Shared by the physics engine's CAPTURE and the render engine's RENDER. Frames are drawn
 with ``mujoco.Renderer`` exactly as a user would in-process (same scene options, same
 model render settings), so a frame from a worker equals one from an in-process renderer
-for the same state. The OpenGL backend comes from ``MUJOCO_GL``: ``egl`` (the default set
-here; llvmpipe on CPU, a GPU chosen by ``MUJOCO_EGL_DEVICE_ID``), or ``osmesa``.
+for the same state. The OpenGL backend comes from ``MUJOCO_GL``: unless the user chose one,
+``egl`` where libEGL exists (llvmpipe on CPU, a GPU chosen by ``MUJOCO_EGL_DEVICE_ID``),
+else ``osmesa`` where libOSMesa exists, else MuJoCo's default (physics only).
 """
 
+import ctypes.util
 import os
 
 MAX_SIDE = 8192  # pixels; also the largest offscreen framebuffer the worker will allocate
 
 
 def import_mujoco():
-    """``mujoco``, with a headless GL backend unless the user chose one."""
-    os.environ.setdefault("MUJOCO_GL", "egl")
+    """``mujoco``, with a headless GL backend unless the user chose one.
+
+    A backend whose library is missing would make ``import mujoco`` itself fail, so one is
+    chosen only where its library is found: physics must work on machines without GL.
+    """
+    if "MUJOCO_GL" not in os.environ:
+        for backend, library in (("egl", "EGL"), ("osmesa", "OSMesa")):
+            if ctypes.util.find_library(library):
+                os.environ["MUJOCO_GL"] = backend
+                break
     import mujoco
 
     return mujoco
