@@ -52,7 +52,7 @@ def test_scan_reads_the_bundled_quadruped_with_defaults_units_and_keyframe() -> 
     assert (actuator.kind, actuator.kp, actuator.force_range) == ("position", 30.0, (-15.0, 15.0))
     assert scene.timestep == 0.005 and scene.gravity == [0.0, 0.0, -9.81]
     qpos, qvel = scene.initial_state("stand")
-    assert qpos[:7].tolist() == [0, 0, 0.35, 1, 0, 0, 0] and qpos[8] == 0.9
+    assert qpos[:7].tolist() == [0, 0, 0.5, 1, 0, 0, 0] and qpos[8] == 0.9
     assert qvel.shape == (14,) and not qvel.any()
     assert any("floor" in warning for warning in scene.warnings)
 

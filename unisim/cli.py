@@ -1,4 +1,4 @@
-"""Command line: ``python -m unisim demo | doctor``."""
+"""Command line: ``python -m unisim demo | doctor | train``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,18 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--steps", type=int, default=200)
     demo.add_argument("--python", default=None, help="worker interpreter (default: this one)")
     commands.add_parser("doctor", help="show which worker interpreters and engines were found")
+    train = commands.add_parser("train", help="train a task (cartpole, quadruped) with rsl_rl "
+                                "PPO; writes runs/<task>-<time>/ (needs the train extra)")
+    train.add_argument("task", help="cartpole, quadruped, or your Task subclass as "
+                       "module:Class")
+    train.add_argument("--iterations", type=int, default=None, help="PPO iterations "
+                       "(default: the task's recipe)")
+    train.add_argument("--num-envs", type=int, default=None)
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--python", default=None, help="worker interpreter (default: a "
+                       "Python 3.8 from UNISIM_PY38 or .venv38, else this one)")
+    train.add_argument("--out", default="runs", help="parent folder of the run folder")
+    train.add_argument("--no-video", action="store_true", help="skip the policy video")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     if args.command == "demo":
@@ -24,4 +36,17 @@ def main(argv: list[str] | None = None) -> int:
         from .doctor import run_doctor
 
         return run_doctor()
+    if args.command == "train":
+        from .errors import UnisimError
+        from .training.run import summary_lines
+        from .training.run import train as run_training
+
+        try:
+            result = run_training(args.task, iterations=args.iterations,
+                                  num_envs=args.num_envs, seed=args.seed, python=args.python,
+                                  out=args.out, video=not args.no_video)
+        except (ValueError, UnisimError) as exc:
+            parser.exit(2, f"unisim train: {exc}\n")
+        print("\n".join(summary_lines(result)))
+        return 0
     return 2
