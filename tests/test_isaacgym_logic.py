@@ -282,14 +282,14 @@ def test_torch_conversions_match_numpy() -> None:
                                                                        dtype=torch.float64)]
     numpy_map.from_engine(rows, root, dof, *out)
     torch_map.from_engine(torch.as_tensor(rows), troot, tdof, *tout)
-    for got, want in zip(tout, out):
+    for got, want in zip(tout, out, strict=True):
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, atol=1e-6)
     scene = mjcf_scan.scan(ARM)
     drives = [mapping.Drives(scene, ["elbow", "shoulder"], MODES)]
     ctrl = np.array([[0.5, 2.0], [-0.05, -0.5], [0.1, 0.1]])
     want = mapping.CtrlMap(drives, [0, 0, 0]).targets(ctrl)
     got = mapping.CtrlMap(drives, [0, 0, 0], arrays).targets(torch.as_tensor(ctrl))
-    for tensor, array in zip(got, want):
+    for tensor, array in zip(got, want, strict=True):
         assert tensor.tolist() == array.tolist()
 
 

@@ -7,6 +7,9 @@ motors: forces). ``body_states`` (per body: env-local position, xyzw quaternion,
 and angular velocity in world axes) and ``contact_forces`` are IsaacGym's own tensors.
 
 Options (INIT ``options``) are documented in ``isaacgym_options`` and docs/isaacgym.md.
+The slots live in host shared memory or, on the GPU pipeline, in the host's CUDA arena
+(``data_plane="cuda"``, see ``isaacgym_io``); the sim computes what it publishes as torch
+tensors on its own device either way.
 The SDK is imported inside ``init`` (``isaacgym_sim``: isaacgym first, then torch).
 """
 
