@@ -5,7 +5,9 @@ positions in the sim's global frame (env origin included), and reports the linea
 velocity of the root's centre of mass with the angular velocity in world axes. MuJoCo's
 qpos/qvel (what the host's slots hold) use document order, wxyz, env-local positions,
 the body origin's velocity and body-frame angular velocity. Everything here is numpy
-and stdlib (Python 3.8), so it is unit-tested without the SDK.
+and stdlib (Python 3.8), so it is unit-tested without the SDK; the state and ctrl maps
+run their math in torch on the sim's device when given ``TorchArrays`` (torch is passed
+in, never imported here).
 """
 
 from typing import Any, Dict
