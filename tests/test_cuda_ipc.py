@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -81,6 +83,25 @@ def test_regions_are_packed_at_aligned_offsets() -> None:
     assert all(offset % cuda_ipc.ALIGN == 0 for offset in offsets.values())
     assert size == 92160 + 56064 and size % cuda_ipc.ALIGN == 0
     assert region_offsets([], 10) == ({}, cuda_ipc.ALIGN)
+
+
+def test_the_isaacgym_slots_fit_the_device_arena() -> None:
+    """IsaacGym publishes float32 body tensors and a uint8 image beside float64 qpos: every
+    region still starts aligned, none overlaps, and the worker's check accepts them."""
+    rows, nbody = 3, 9
+    specs = [SlotSpec("ctrl", "<f8", (8,)), SlotSpec("qpos", "<f8", (15,)),
+             SlotSpec("qvel", "<f8", (14,)), SlotSpec("body_states", "<f4", (nbody, 13)),
+             SlotSpec("contact_forces", "<f4", (nbody, 3)), SlotSpec("image", "|u1", (5, 7, 3))]
+    offsets, size = region_offsets(specs, rows)
+    slots = [{"name": s.name, "dtype": s.dtype, "shape": [rows, *s.shape],
+              "offset": offsets[s.name]} for s in specs]
+    cuda_ipc.check_declaration(_declaration(size=size, slots=slots))
+    spans = sorted((offsets[s.name], offsets[s.name] + s.nbytes(rows)) for s in specs)
+    assert all(end <= start for (_, end), (start, _) in itertools.pairwise(spans))
+    assert spans[-1][1] <= size
+    image = cuda_ipc.DeviceRegion("image", 0x7F0000000000 + offsets["image"], "|u1",
+                                  (rows, 5, 7, 3), 0, owner=None)
+    assert image.__cuda_array_interface__["typestr"] == "|u1" and image.nbytes == rows * 105
 
 
 def _host_region(array: np.ndarray) -> cuda_ipc.DeviceRegion:

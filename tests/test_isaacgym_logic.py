@@ -191,9 +191,11 @@ def test_drives_map_actuators_by_name_onto_reordered_dofs() -> None:
     assert props["armature"].tolist() == [0.5, 0] and props["friction"][0] == np.float32(0.3)
     assert props["hasLimits"].tolist() == [True, True]
     assert props["lower"][1] == np.float32(-math.pi / 2)
-    position, effort = drives.targets(np.array([[0.5, 2.0], [-0.05, -0.5]]))
+    ctrl_map = mapping.CtrlMap([drives], [0, 0])
+    position, effort = ctrl_map.targets(np.array([[0.5, 2.0], [-0.05, -0.5]]))
     assert position.tolist() == [[0.2], [-0.05]]  # clamped to ctrlrange
     assert effort.tolist() == [[4.0], [-2.0]]  # clamped, times gear
+    assert ctrl_map.position_dofs.tolist() == [0] and ctrl_map.effort_dofs.tolist() == [1]
 
 
 def test_unactuated_damped_joints_get_a_zero_velocity_drive() -> None:
@@ -254,8 +256,41 @@ def test_targets_use_each_envs_own_variant() -> None:
     loose = mjcf_scan.scan(ARM)
     tight = mjcf_scan.scan(ARM.replace('ctrlrange="-.1 .2"', 'ctrlrange="-.01 .02"'))
     drives = [mapping.Drives(s, ["elbow", "shoulder"], MODES) for s in (loose, tight)]
-    position, _ = mapping.targets_by_variant(drives, [0, 1], np.full((2, 2), 0.5))
+    position, _ = mapping.CtrlMap(drives, [0, 1]).targets(np.full((2, 2), 0.5))
     assert position.tolist() == [[0.2], [0.02]]
+
+
+# -- the same math in torch (the sim's device on the GPU pipeline) ---------------------------
+
+def test_torch_conversions_match_numpy() -> None:
+    """The sim runs StateMap and CtrlMap in torch; here on the CPU, against numpy."""
+    torch = pytest.importorskip("torch", reason="torch is in the dev extras (`make test`)")
+    arrays = mapping.TorchArrays(torch, "cpu")
+    rng = np.random.default_rng(1)
+    origins, com = rng.normal(size=(5, 3)) * 10, rng.normal(size=(5, 3)) * 0.1
+    numpy_map = mapping.StateMap(True, [2, 0, 1], origins, com)
+    torch_map = numpy_map.on(arrays)
+    qpos, qvel = random_state(rng, 5, 3)
+    rows = np.array([4, 1, 3])
+    root, dof = numpy_map.to_engine(rows, qpos[rows], qvel[rows])
+    troot, tdof = torch_map.to_engine(rows, torch.as_tensor(qpos[rows]), qvel[rows])
+    assert troot.dtype == torch.float32 and tdof.dtype == torch.float32
+    np.testing.assert_allclose(troot.numpy(), root, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(tdof.numpy(), dof, rtol=1e-6)
+    out = [np.zeros_like(qpos), np.zeros_like(qvel)]
+    tout = [torch.zeros(qpos.shape, dtype=torch.float64), torch.zeros(qvel.shape,
+                                                                       dtype=torch.float64)]
+    numpy_map.from_engine(rows, root, dof, *out)
+    torch_map.from_engine(torch.as_tensor(rows), troot, tdof, *tout)
+    for got, want in zip(tout, out, strict=True):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, atol=1e-6)
+    scene = mjcf_scan.scan(ARM)
+    drives = [mapping.Drives(scene, ["elbow", "shoulder"], MODES)]
+    ctrl = np.array([[0.5, 2.0], [-0.05, -0.5], [0.1, 0.1]])
+    want = mapping.CtrlMap(drives, [0, 0, 0]).targets(ctrl)
+    got = mapping.CtrlMap(drives, [0, 0, 0], arrays).targets(torch.as_tensor(ctrl))
+    for tensor, array in zip(got, want, strict=True):
+        assert tensor.tolist() == array.tolist()
 
 
 # -- options and report -----------------------------------------------------------------------
@@ -279,6 +314,38 @@ def test_options_default_to_the_gpu_pipeline_without_graphics() -> None:
 def test_options_refuse_bad_values_naming_them(raw: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Options(raw, 4)
+
+
+UUID = bytes(range(16))
+
+
+def test_the_data_plane_defaults_to_shared_memory_on_either_pipeline() -> None:
+    for pipeline in ("gpu", "cpu"):
+        assert Options({"pipeline": pipeline}, 4).choose_plane({}) == "shm"
+    assert Options({}, 4).choose_plane({"data_plane": "cuda", "device": {"uuid": UUID}}) \
+        == "cuda"
+
+
+@pytest.mark.parametrize(("raw", "spec", "message"), [
+    ({"pipeline": "cpu"}, {"data_plane": "cuda", "device": {"uuid": UUID}},
+     "asks for pipeline='cpu'.*use options=\\{'pipeline': 'gpu'\\}, or data_plane='shm'"),
+    ({}, {"data_plane": "nvlink"}, "data_plane must be one of"),
+    ({}, {"data_plane": "cuda", "device": {"ordinal": 0}}, "needs device.uuid"),
+])
+def test_the_cuda_plane_is_refused_where_it_cannot_work(
+        raw: dict[str, Any], spec: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Options(raw, 4).choose_plane(spec)
+
+
+def test_the_sim_runs_on_the_cuda_arenas_gpu() -> None:
+    options = Options({}, 4)
+    options.place_on(2)  # no option device: the arena's GPU
+    assert options.device == 2
+    Options({"device": 1}, 4).place_on(1)  # the same GPU, given twice
+    with pytest.raises(ValueError, match="option device is 0, but the CUDA arena is on this "
+                                         "process's GPU 1"):
+        Options({"device": 0}, 4).place_on(1)
 
 
 def test_report_states_the_self_collision_policy_and_mjcf_excludes() -> None:

@@ -36,9 +36,9 @@ def channel() -> Iterator[Channel]:
 
 
 def init(channel: Channel, options: dict[str, Any], keyframe: str | None = None,
-         model: str = "quadruped") -> RemoteError:
+         model: str = "quadruped", **extra: Any) -> RemoteError:
     payload = {"engine": "isaacgym", "num_envs": 4, "model": str(models.path(model)),
-               "keyframe": keyframe, "options": options}
+               "keyframe": keyframe, "options": options, **extra}
     with pytest.raises(RemoteError) as error:
         channel.request(Command.INIT, payload, 60)
     return error.value
@@ -73,3 +73,24 @@ def test_bad_requests_are_refused_before_the_sdk_is_touched(
     error = init(channel, options, keyframe)
     assert message in error.remote_message
     assert "isaacgym_sim" not in error.remote_traceback
+
+
+CUDA_PLANE = {"data_plane": "cuda", "device": {"ordinal": 0, "uuid": bytes(16)}}
+
+
+def test_the_cuda_plane_on_the_cpu_pipeline_is_refused_before_the_sdk(channel: Channel) -> None:
+    channel.hello(30)
+    error = init(channel, {"pipeline": "cpu"}, **CUDA_PLANE)
+    assert "data_plane='cuda'" in error.remote_message
+    assert "pipeline='cpu'" in error.remote_message
+    assert "isaacgym_sim" not in error.remote_traceback
+
+
+def test_the_cuda_plane_looks_for_the_arenas_gpu_before_the_sdk(channel: Channel) -> None:
+    """No GPU here has the all-zero UUID: the driver is missing, or it names what it sees."""
+    channel.hello(30)
+    error = init(channel, {}, **CUDA_PLANE)
+    assert error.exc_type in ("CudaUnavailable", "CudaError"), error.remote_message
+    assert "libcuda" in error.remote_message or "no GPU visible" in error.remote_message
+    assert "isaacgym_sim" not in error.remote_traceback
+    assert channel.request(Command.PING, {}, 10) == {}

@@ -42,10 +42,11 @@ class Backend:
     envs are split into K contiguous row ranges, each stepped by its own process
     (default: ``pool.default_workers``, one per core for large batches).
 
-    ``data_plane="cuda"`` (engines whose state lives on a GPU, e.g. ``"mjx"``) puts the
-    engine's slots in memory of GPU ``device`` shared with one worker by CUDA IPC instead:
-    they are then torch CUDA tensors, and a step is ordered on torch's current stream with
-    no host copy (docs/cuda-ipc.md). Naming a ``device`` also defaults to one worker.
+    ``data_plane="cuda"`` (engines whose state lives on a GPU: ``"mjx"``, ``"isaacgym"`` on
+    its GPU pipeline) puts the engine's slots in memory of GPU ``device`` shared with one
+    worker by CUDA IPC instead: they are then torch CUDA tensors, and a step is ordered on
+    torch's current stream with no host copy (docs/cuda-ipc.md). Naming a ``device`` also
+    defaults to one worker.
     """
 
     def __init__(self, engine: str = "mujoco", model: str | Path | None = None,

@@ -163,7 +163,7 @@ class CudaPlane:
         return 1
 
     def init_fields(self) -> dict[str, Any]:
-        return {"device": {"ordinal": self.device, "uuid": self.uuid}}
+        return {"data_plane": self.name, "device": {"ordinal": self.device, "uuid": self.uuid}}
 
     def allocate(self, layout: Layout, rows: int, lines: int) -> Arena:
         host = [s for s in layout.slots if s.name == RESET_MASK.name]

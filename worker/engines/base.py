@@ -21,7 +21,8 @@ def slot(name, dtype, shape):
 class Engine:
     """Base class documenting the calls the worker makes, in order."""
 
-    # True if ``attach`` accepts slots in a CUDA arena (``cuda_ipc.DeviceRegion``s).
+    # True if ``attach`` accepts slots in a CUDA arena (``cuda_ipc.DeviceRegion``s). The
+    # worker reads it after ``init``, so an engine may set it there (IsaacGym: GPU pipeline).
     device_resident = False
 
     def init(self, spec, worker):

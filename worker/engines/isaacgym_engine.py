@@ -7,12 +7,15 @@ motors: forces). ``body_states`` (per body: env-local position, xyzw quaternion,
 and angular velocity in world axes) and ``contact_forces`` are IsaacGym's own tensors.
 
 Options (INIT ``options``) are documented in ``isaacgym_options`` and docs/isaacgym.md.
+The slots live in host shared memory or, on the GPU pipeline, in the host's CUDA arena
+(``data_plane="cuda"``, see ``isaacgym_io``); the sim computes what it publishes as torch
+tensors on its own device either way.
 The SDK is imported inside ``init`` (``isaacgym_sim``: isaacgym first, then torch).
 """
 
 import os
 import tempfile
-from typing import List
+from typing import Any, List
 
 import numpy as np
 
@@ -25,6 +28,7 @@ from engines.isaacgym_options import Options
 class IsaacGymEngine(Engine):
     def __init__(self):
         self.slots = {}
+        self.io: Any = None  # isaacgym_io.HostSlots or DeviceSlots, from attach
         self.tempdir = tempfile.mkdtemp(prefix="unisim-isaacgym-")
 
     def init(self, spec, worker):
@@ -37,6 +41,12 @@ class IsaacGymEngine(Engine):
     def _init(self, spec, worker):
         num_envs = int(spec["num_envs"])
         options = Options(spec.get("options"), num_envs)
+        if options.choose_plane(spec) == "cuda":
+            from cuda_ipc import driver  # the worker's ctypes binding of libcuda
+
+            options.place_on(driver().ordinal_of(spec["device"]["uuid"]))
+        # The worker checks this before a CUDA ATTACH: only GPU tensors can be shared.
+        self.device_resident = options.pipeline == "gpu"
         if not spec.get("model"):
             raise ValueError("the isaacgym engine needs a model: Backend('isaacgym', model=...)")
         scenes = [self._scan(source) for source in [spec["model"], *options.variants]]
@@ -99,38 +109,34 @@ class IsaacGymEngine(Engine):
         return mjcf_scan.scan(source)
 
     def attach(self, slots):
-        self.slots = slots
-        everything = np.arange(self.sim.num_envs)
-        root, dof = self.sim.state_map.to_engine(everything, self.initial_qpos, self.initial_qvel)
-        self._publish(everything, root, dof)
+        from engines.isaacgym_io import DeviceSlots, HostSlots
 
-    def _publish(self, rows, root, dof):
-        slots = self.slots
-        self.sim.state_map.from_engine(rows, root, dof, slots["qpos"], slots["qvel"])
-        slots["body_states"][:] = self.sim.body_states()
-        slots["contact_forces"][:] = self.sim.contact_forces()
+        self.slots = slots
+        if isinstance(slots["ctrl"], np.ndarray):
+            self.io = HostSlots(slots, self.sim.device)
+        else:
+            self.io = DeviceSlots(slots, self.sim.device)
+        self.io.publish(self.sim.state())
 
     def step(self, substeps):
         if substeps < 1:
             raise ValueError("substeps must be at least 1, got %d" % substeps)
-        ctrl = self.slots["ctrl"]
-        if not np.isfinite(ctrl).all():
-            raise ValueError("ctrl contains NaN or infinite values; nothing was stepped")
+        self.io.begin()
+        ctrl = self.io.ctrl()
         try:
             self.sim.step(ctrl, substeps)
         except Exception as exc:
             raise EngineFault("IsaacGym step failed: %s" % exc) from exc
-        everything = np.arange(self.sim.num_envs)
-        root, dof = self.sim.root_and_dofs(everything)
-        self._publish(everything, root, dof)
+        self.io.publish(self.sim.state())
 
     def reset(self, use_qpos, use_qvel):
-        slots = self.slots
-        rows = np.flatnonzero(slots["reset_mask"])
-        qpos = slots["qpos"][rows] if use_qpos else self.initial_qpos[rows]
-        qvel = slots["qvel"][rows] if use_qvel else self.initial_qvel[rows]
-        root, dof = self.sim.stage(rows, qpos, qvel)
-        self.sim.state_map.from_engine(rows, root, dof, slots["qpos"], slots["qvel"])
+        rows = np.flatnonzero(self.slots["reset_mask"])
+        self.io.begin()
+        qpos = self.io.read("qpos", rows) if use_qpos else self.initial_qpos[rows]
+        qvel = self.io.read("qvel", rows) if use_qvel else self.initial_qvel[rows]
+        self.sim.stage(rows, qpos, qvel)
+        state = self.sim.state()
+        self.io.publish({"qpos": state["qpos"], "qvel": state["qvel"]})
 
     def capture(self, request):
         if "image" not in self.slots:
@@ -138,11 +144,12 @@ class IsaacGymEngine(Engine):
         env = int(request.get("env", 0))
         if not 0 <= env < self.sim.num_envs:
             raise ValueError("env %d is outside [0, %d)" % (env, self.sim.num_envs))
-        target = self.slots["body_states"][env, 0, 0:3]
-        self.slots["image"][env] = self.sim.capture(env, target)
+        self.io.write_image(env, self.sim.capture(env, self.sim.body_position(env, 0)))
         return {"env": env, "slot": "image"}
 
     def close(self):
+        if self.io is not None:
+            self.io.close()  # waits for the copies still queued
         self.sim.close()
         self._remove_tempdir()
 

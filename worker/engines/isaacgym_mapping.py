@@ -5,7 +5,9 @@ positions in the sim's global frame (env origin included), and reports the linea
 velocity of the root's centre of mass with the angular velocity in world axes. MuJoCo's
 qpos/qvel (what the host's slots hold) use document order, wxyz, env-local positions,
 the body origin's velocity and body-frame angular velocity. Everything here is numpy
-and stdlib (Python 3.8), so it is unit-tested without the SDK.
+and stdlib (Python 3.8), so it is unit-tested without the SDK; the state and ctrl maps
+run their math in torch on the sim's device when given ``TorchArrays`` (torch is passed
+in, never imported here).
 """
 
 from typing import Any, Dict
@@ -20,25 +22,75 @@ ROOT_WIDTH = 13  # pos(3) quat xyzw(4) linvel(3) angvel(3)
 
 
 def wxyz_to_xyzw(quat):
-    quat = np.asarray(quat)
-    return np.concatenate([quat[..., 1:4], quat[..., 0:1]], axis=-1)
+    return quat[..., [1, 2, 3, 0]]
 
 
 def xyzw_to_wxyz(quat):
-    quat = np.asarray(quat)
-    return np.concatenate([quat[..., 3:4], quat[..., 0:3]], axis=-1)
+    return quat[..., [3, 0, 1, 2]]
 
 
-def rotation_matrices(quat_wxyz):
-    """``(n, 3, 3)`` rotation matrices of ``(n, 4)`` unit quaternions (wxyz)."""
-    q = np.asarray(quat_wxyz, dtype=np.float64)
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+def rotation_matrices(quat_wxyz, xp=np):
+    """``(n, 3, 3)`` rotation matrices of ``(n, 4)`` float64 quaternions (wxyz, normalised here)."""
+    q = quat_wxyz / ((quat_wxyz * quat_wxyz).sum(-1)[..., None] ** 0.5)
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    return xp.stack([
+        xp.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        xp.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        xp.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
     ], -2)
+
+
+def _apply(matrices, vectors):
+    """``matrices[n] @ vectors[n]`` for every row n."""
+    return (matrices @ vectors[..., None])[..., 0]
+
+
+def _cross(xp, a, b):
+    return xp.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], -1)
+
+
+class NumpyArrays:
+    """The array library of the conversions below: numpy (tests, and the default)."""
+
+    xp = np
+
+    def float64(self, value):
+        return np.asarray(value, dtype=np.float64)
+
+    def float32(self, value):
+        return np.asarray(value, dtype=np.float32)
+
+    def index(self, value):
+        return np.asarray(value, dtype=np.int64)
+
+    def zeros(self, shape):
+        return np.zeros(shape)
+
+
+class TorchArrays:
+    """The same calls on torch tensors of ``device``: the math below runs where the sim's
+    tensors are (a GPU on the GPU pipeline), written once for both libraries."""
+
+    def __init__(self, torch, device):
+        self.xp = torch
+        self.device = device
+
+    def float64(self, value):
+        return self.xp.as_tensor(value, dtype=self.xp.float64, device=self.device)
+
+    def float32(self, value):
+        return self.xp.as_tensor(value, dtype=self.xp.float32, device=self.device)
+
+    def index(self, value):
+        return self.xp.as_tensor(value, dtype=self.xp.long, device=self.device)
+
+    def zeros(self, shape):
+        return self.xp.zeros(shape, dtype=self.xp.float64, device=self.device)
+
+
+NUMPY = NumpyArrays()
 
 
 def map_by_name(source_names, target_names, what):
@@ -187,23 +239,33 @@ class Drives:
         props["upper"][:] = np.where(self.limited, self.upper, 0.0)
         return props
 
+
+class CtrlMap:
+    """MuJoCo's ctrl clamping and gearing of every env's own variant, as per-env tables.
+
+    ``targets`` maps a whole ``(num_envs, nu)`` ctrl batch with a few vectorised calls of
+    ``arrays``' library, so on the GPU pipeline the controls never leave the device.
+    ``position_dofs``/``effort_dofs`` are the engine DOFs the two column sets drive.
+    """
+
+    def __init__(self, drives, assignment, arrays=NUMPY):
+        position = drives[0].position  # every variant drives the same DOFs (layout signature)
+        self.arrays = arrays
+        self.lower = arrays.float64(np.array([drives[v].ctrl_lower for v in assignment]))
+        self.upper = arrays.float64(np.array([drives[v].ctrl_upper for v in assignment]))
+        self.scale = arrays.float64(np.array([np.where(position, 1.0, drives[v].gear)
+                                              for v in assignment]))
+        self.position_columns = arrays.index(np.flatnonzero(position))
+        self.effort_columns = arrays.index(np.flatnonzero(~position))
+        self.position_dofs = arrays.index(drives[0].ctrl_dof[position])
+        self.effort_dofs = arrays.index(drives[0].ctrl_dof[~position])
+
     def targets(self, ctrl):
-        """``(position_targets, efforts)`` columns for ``ctrl`` rows, MuJoCo's clamping."""
-        ctrl = np.clip(ctrl, self.ctrl_lower, self.ctrl_upper)
-        position = ctrl[:, self.position]
-        effort = ctrl[:, ~self.position] * self.gear[~self.position]
-        return position, effort
-
-
-def targets_by_variant(drives, assignment, ctrl):
-    """``Drives.targets`` of each env's ``ctrl`` row with its own variant's ranges and gears."""
-    assignment = np.asarray(assignment)
-    position = np.zeros((len(ctrl), int(drives[0].position.sum())))
-    effort = np.zeros((len(ctrl), int((~drives[0].position).sum())))
-    for variant, variant_drives in enumerate(drives):
-        rows = np.flatnonzero(assignment == variant)
-        position[rows], effort[rows] = variant_drives.targets(np.asarray(ctrl)[rows])
-    return position, effort
+        """``(position_targets, efforts)`` columns for a ctrl batch (float64)."""
+        xp = self.arrays.xp
+        ctrl = xp.minimum(xp.maximum(self.arrays.float64(ctrl), self.lower), self.upper)
+        ctrl = ctrl * self.scale
+        return ctrl[:, self.position_columns], ctrl[:, self.effort_columns]
 
 
 def verify_readback(expected, actual, env, fields=DRIVE_FIELDS):
@@ -223,52 +285,65 @@ def verify_readback(expected, actual, env, fields=DRIVE_FIELDS):
 
 
 class StateMap:
-    """Converts between MuJoCo-layout qpos/qvel rows and IsaacGym root/DOF state rows."""
+    """Converts between MuJoCo-layout qpos/qvel rows and IsaacGym root/DOF state rows.
 
-    def __init__(self, free_root, dof_source, origins, com):
+    The math runs in ``arrays``' library (numpy, or torch on the sim's device): ``on``
+    gives the same map for another library.
+    """
+
+    def __init__(self, free_root, dof_source, origins, com, arrays=NUMPY):
+        self._given = (free_root, dof_source, origins, com)
+        self.arrays = arrays
         self.free_root = free_root
         # engine DOF k <- MJCF DOF column dof_source[k]
-        self.dof_source = np.asarray(dof_source, dtype=np.int64)
-        self.dof_target = np.argsort(self.dof_source)  # MJCF column j <- engine DOF dof_target[j]
-        self.origins = np.asarray(origins, dtype=np.float64)  # (num_envs, 3)
-        self.com = np.asarray(com, dtype=np.float64)  # (num_envs, 3): root COM, body frame
+        self.dof_source = arrays.index(np.asarray(dof_source, dtype=np.int64))
+        # MJCF column j <- engine DOF dof_target[j]
+        self.dof_target = arrays.index(np.argsort(np.asarray(dof_source, dtype=np.int64)))
+        self.origins = arrays.float64(origins)  # (num_envs, 3)
+        self.com = arrays.float64(com)  # (num_envs, 3): root COM, body frame
         self.head_q = 7 if free_root else 0
         self.head_v = 6 if free_root else 0
 
+    def on(self, arrays):
+        return StateMap(*self._given, arrays=arrays)
+
     def to_engine(self, rows, qpos, qvel):
         """``(root (n, 13), dof (n, ndof, 2))`` float32 for env ``rows``."""
-        rows = np.asarray(rows)
-        qpos = np.asarray(qpos, dtype=np.float64)
-        qvel = np.asarray(qvel, dtype=np.float64)
-        root = np.zeros((len(rows), ROOT_WIDTH))
+        arrays, xp = self.arrays, self.arrays.xp
+        rows = arrays.index(rows)
+        qpos = arrays.float64(qpos)
+        qvel = arrays.float64(qvel)
+        root = arrays.zeros((len(rows), ROOT_WIDTH))
         if self.free_root:
-            quat = qpos[:, 3:7] / np.linalg.norm(qpos[:, 3:7], axis=1, keepdims=True)
-            rot = rotation_matrices(quat)
-            omega = np.einsum("nij,nj->ni", rot, qvel[:, 3:6])
-            lever = np.einsum("nij,nj->ni", rot, self.com[rows])
+            quat = qpos[:, 3:7] / ((qpos[:, 3:7] * qpos[:, 3:7]).sum(-1)[:, None] ** 0.5)
+            rot = rotation_matrices(quat, xp)
+            omega = _apply(rot, qvel[:, 3:6])
+            lever = _apply(rot, self.com[rows])
             root[:, 0:3] = qpos[:, 0:3] + self.origins[rows]
             root[:, 3:7] = wxyz_to_xyzw(quat)
-            root[:, 7:10] = qvel[:, 0:3] + np.cross(omega, lever)
+            root[:, 7:10] = qvel[:, 0:3] + _cross(xp, omega, lever)
             root[:, 10:13] = omega
-        dof = np.zeros((len(rows), len(self.dof_source), 2))
+        dof = arrays.zeros((len(rows), len(self.dof_source), 2))
         dof[:, :, 0] = qpos[:, self.head_q:][:, self.dof_source]
         dof[:, :, 1] = qvel[:, self.head_v:][:, self.dof_source]
-        return root.astype(np.float32), dof.astype(np.float32)
+        return arrays.float32(root), arrays.float32(dof)
 
     def from_engine(self, rows, root, dof, qpos, qvel):
-        """Write env ``rows`` of ``qpos``/``qvel`` from root ``(n, 13)``, dof ``(n, ndof, 2)``."""
-        rows = np.asarray(rows)
-        root = np.asarray(root, dtype=np.float64)
-        dof = np.asarray(dof, dtype=np.float64)
+        """Write env ``rows`` of float64 ``qpos``/``qvel`` from root ``(n, 13)``, dof
+        ``(n, ndof, 2)``."""
+        arrays, xp = self.arrays, self.arrays.xp
+        rows = arrays.index(rows)
+        root = arrays.float64(root)
+        dof = arrays.float64(dof)
         if self.free_root:
             quat = xyzw_to_wxyz(root[:, 3:7])
-            rot = rotation_matrices(quat)
+            rot = rotation_matrices(quat, xp)
             omega = root[:, 10:13]
-            lever = np.einsum("nij,nj->ni", rot, self.com[rows])
+            lever = _apply(rot, self.com[rows])
             qpos[rows, 0:3] = root[:, 0:3] - self.origins[rows]
             qpos[rows, 3:7] = quat
-            qvel[rows, 0:3] = root[:, 7:10] - np.cross(omega, lever)
-            qvel[rows, 3:6] = np.einsum("nji,nj->ni", rot, omega)
+            qvel[rows, 0:3] = root[:, 7:10] - _cross(xp, omega, lever)
+            qvel[rows, 3:6] = _apply(rot.swapaxes(-1, -2), omega)
         qpos[rows, self.head_q:] = dof[:, self.dof_target, 0]
         qvel[rows, self.head_v:] = dof[:, self.dof_target, 1]
 

@@ -25,6 +25,7 @@ CAMERA_FIELDS = {"width": int, "height": int, "envs": list, "distance": float,
                  "elevation": float, "azimuth": float}
 CAMERA_DEFAULTS = {"width": 640, "height": 480, "envs": [0], "distance": 2.0,
                    "elevation": 20.0, "azimuth": 90.0}
+PLANES = ("shm", "cuda")
 TOP_FIELDS = ("pipeline", "device", "substeps", "env_spacing", "physx", "self_collision",
               "variants", "assignment", "viewer", "camera")
 
@@ -42,6 +43,7 @@ class Options:
         if self.pipeline not in ("gpu", "cpu"):
             raise ValueError("option pipeline must be 'gpu' or 'cpu', got %r" % (self.pipeline,))
         self.device = _integer(raw.get("device", 0), "device", 0)
+        self.device_given = "device" in raw
         self.substeps = _integer(raw.get("substeps", 1), "substeps", 1)
         self.env_spacing = _positive(raw.get("env_spacing", 2.0), "env_spacing")
         self.physx = _fields(raw.get("physx"), PHYSX_FIELDS, PHYSX_DEFAULTS, "physx")
@@ -68,6 +70,34 @@ class Options:
                 "the viewer and camera capture need the GPU pipeline (a graphics context on a "
                 "GPU); this sim asks for pipeline='cpu': drop viewer/camera or use "
                 "pipeline='gpu'")
+
+    def choose_plane(self, spec):
+        """The data plane of the INIT payload (``"shm"`` or ``"cuda"``), checked to fit.
+
+        The CUDA plane keeps the state on the GPU, which only the GPU pipeline has.
+        """
+        plane = spec.get("data_plane", "shm")
+        if plane not in PLANES:
+            raise ValueError("INIT data_plane must be one of %s, got %r" % (PLANES, plane))
+        if plane == "cuda" and self.pipeline != "gpu":
+            raise ValueError(
+                "data_plane='cuda' shares GPU memory with the sim, but this sim asks for "
+                "pipeline='cpu' (CPU PhysX, state tensors in host memory): use "
+                "options={'pipeline': 'gpu'}, or data_plane='shm'")
+        uuid = (spec.get("device") or {}).get("uuid") if plane == "cuda" else b""
+        if not isinstance(uuid, bytes):
+            raise ValueError("INIT data_plane='cuda' needs device.uuid (the 16-byte UUID of the "
+                             "arena's GPU), got %r" % (spec.get("device"),))
+        return plane
+
+    def place_on(self, ordinal):
+        """Run the sim on GPU ``ordinal`` (this process's numbering of the CUDA arena's GPU)."""
+        if self.device_given and self.device != ordinal:
+            raise ValueError(
+                "option device is %d, but the CUDA arena is on this process's GPU %d (the "
+                "host's device=); the sim must run where the arena is: drop option device "
+                "or give Backend(device=...) the sim's GPU" % (self.device, ordinal))
+        self.device = ordinal
 
     @property
     def graphics(self):

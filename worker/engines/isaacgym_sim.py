@@ -7,7 +7,7 @@ cannot be installed on our CI machines.
 """
 
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, cast
 
 # isort: off
 from isaacgym import gymapi, gymtorch  # IsaacGym refuses to load after torch
@@ -70,10 +70,13 @@ class IsaacSim:
             raise RuntimeError("IsaacGym imported bodies %s from %s, without its root body %r"
                                % (self.body_names, scenes[0].path, scenes[0].root_body))
         root = self.body_names.index(scenes[0].root_body)
+        self.arrays = mapping.TorchArrays(torch, self.device)
         self.state_map = mapping.StateMap(
             scenes[0].free_root, self.dof_source,
             [[o.x, o.y, o.z] for o in origins],
-            [[b[root].com.x, b[root].com.y, b[root].com.z] for b in bodies])
+            [[b[root].com.x, b[root].com.y, b[root].com.z] for b in bodies], self.arrays)
+        self.ctrl_map = mapping.CtrlMap(self.drives, assignment, self.arrays)
+        self.nq, self.nv = scenes[0].nq, scenes[0].nv
         if not self.gym.prepare_sim(self.sim):
             raise RuntimeError("IsaacGym prepare_sim failed; its log on stderr says why")
         self._acquire_tensors()
@@ -171,6 +174,16 @@ class IsaacSim:
         size = self.num_envs * self.ndof
         self.position_targets = torch.zeros(size, dtype=torch.float32, device=self.device)
         self.efforts = torch.zeros(size, dtype=torch.float32, device=self.device)
+        # What ``state`` publishes, computed in place on the sim's device.
+        n = self.num_envs
+        self.all_rows = torch.arange(n, device=self.device)
+        self.body_origins = self.state_map.origins[:, None, :].to(torch.float32)
+        self.out = {
+            "qpos": torch.zeros((n, self.nq), dtype=torch.float64, device=self.device),
+            "qvel": torch.zeros((n, self.nv), dtype=torch.float64, device=self.device),
+            "body_states": torch.zeros((n, self.nbody, 13), dtype=torch.float32,
+                                       device=self.device),
+        }
         self.refresh()
 
     def _variant_report(self, scenes: Sequence[Any], bodies: List[Any]) -> List[Dict[str, Any]]:
@@ -227,18 +240,16 @@ class IsaacSim:
         gym.refresh_rigid_body_state_tensor(sim)
         gym.refresh_net_contact_force_tensor(sim)
 
-    def stage(self, rows: np.ndarray, qpos: np.ndarray, qvel: np.ndarray
-              ) -> Tuple[np.ndarray, np.ndarray]:
-        """Write qpos/qvel rows into the state tensors; the setters run before the next step."""
-        root, dof = self.state_map.to_engine(rows, qpos, qvel)
-        index = torch.as_tensor(rows, dtype=torch.long, device=self.device)
+    def stage(self, rows: np.ndarray, qpos: Any, qvel: Any) -> None:
+        """Write qpos/qvel rows (arrays, or tensors on the sim's device) into the state
+        tensors; the indexed setters run before the next step."""
+        index = self.arrays.index(rows)
+        root, dof = self.state_map.to_engine(index, qpos, qvel)
         if self.state_map.free_root:
-            self.root[index] = torch.as_tensor(root, device=self.device)
+            self.root[index] = root
         if self.dofs is not None:
-            self.dofs.view(self.num_envs, self.ndof, 2)[index] = torch.as_tensor(
-                dof, device=self.device)
-        self.pending.update(int(row) for row in rows)
-        return root, dof
+            self.dofs.view(self.num_envs, self.ndof, 2)[index] = dof
+        self.pending.update(np.asarray(rows).tolist())
 
     def _flush_resets(self) -> None:
         """One call per indexed setter per step, over the union of the envs reset since."""
@@ -255,22 +266,21 @@ class IsaacSim:
                 self.sim, gymtorch.unwrap_tensor(self.dofs), gymtorch.unwrap_tensor(ids),
                 len(ids))
 
-    def step(self, ctrl: np.ndarray, substeps: int) -> None:
-        """Controls in, ``substeps`` physics steps, tensors refreshed."""
+    def step(self, ctrl: torch.Tensor, substeps: int) -> None:
+        """Controls in (``(num_envs, nu)`` float64 on the sim's device), ``substeps`` physics
+        steps, tensors refreshed. Nothing here copies from the device to the host."""
         gym, sim = self.gym, self.sim
-        drives = self.drives[0]  # every variant drives the same DOFs (layout signature)
-        if self.ndof and len(drives.ctrl_dof):
-            position, effort = mapping.targets_by_variant(self.drives, self.assignment, ctrl)
+        ctrl_map = self.ctrl_map
+        if self.ndof and len(self.drives[0].ctrl_dof):
+            position, effort = ctrl_map.targets(ctrl)
             if position.shape[1]:
                 targets = self.position_targets.view(self.num_envs, self.ndof)
-                targets[:, drives.ctrl_dof[drives.position].tolist()] = torch.as_tensor(
-                    position, dtype=torch.float32, device=self.device)
+                targets[:, ctrl_map.position_dofs] = position.to(torch.float32)
                 gym.set_dof_position_target_tensor(sim, gymtorch.unwrap_tensor(
                     self.position_targets))
             if effort.shape[1]:
                 forces = self.efforts.view(self.num_envs, self.ndof)
-                forces[:, drives.ctrl_dof[~drives.position].tolist()] = torch.as_tensor(
-                    effort, dtype=torch.float32, device=self.device)
+                forces[:, ctrl_map.effort_dofs] = effort.to(torch.float32)
                 gym.set_dof_actuation_force_tensor(sim, gymtorch.unwrap_tensor(self.efforts))
         self._flush_resets()
         for _ in range(substeps):
@@ -281,23 +291,24 @@ class IsaacSim:
         if self.viewer is not None:
             self._draw_viewer()
 
-    def root_and_dofs(self, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        root = self.root[torch.as_tensor(rows, dtype=torch.long, device=self.device)]
-        if self.dofs is None:
-            dof = np.zeros((len(rows), 0, 2), dtype=np.float32)
-        else:
-            dof = self.dofs.view(self.num_envs, self.ndof, 2)[
-                torch.as_tensor(rows, dtype=torch.long, device=self.device)].cpu().numpy()
-        return root.cpu().numpy(), dof
+    def state(self) -> Dict[str, torch.Tensor]:
+        """What the engine publishes, as tensors on the sim's device: ``qpos``/``qvel``
+        (MuJoCo layout, float64), ``body_states`` (env frame) and ``contact_forces``."""
+        n, out = self.num_envs, self.out
+        dofs = self.dofs
+        dof = torch.zeros((n, 0, 2), device=self.device) if dofs is None \
+            else dofs.view(n, self.ndof, 2)
+        self.state_map.from_engine(self.all_rows, self.root, dof, out["qpos"], out["qvel"])
+        bodies = out["body_states"]
+        bodies.copy_(self.bodies.view(n, self.nbody, 13))
+        bodies[:, :, 0:3] -= self.body_origins
+        return {"qpos": out["qpos"], "qvel": out["qvel"], "body_states": bodies,
+                "contact_forces": self.contacts.view(n, self.nbody, 3)}
 
-    def body_states(self) -> np.ndarray:
-        # A copy: on the CPU pipeline .cpu().numpy() is the sim's own tensor memory.
-        states = np.array(self.bodies.view(self.num_envs, self.nbody, 13).cpu().numpy())
-        states[:, :, 0:3] -= self.state_map.origins[:, None, :]
-        return states
-
-    def contact_forces(self) -> np.ndarray:
-        return self.contacts.view(self.num_envs, self.nbody, 3).cpu().numpy()
+    def body_position(self, env: int, body: int) -> np.ndarray:
+        """Position of ``body`` of env ``env`` in the env's frame (a host copy: not for steps)."""
+        position = self.bodies.view(self.num_envs, self.nbody, 13)[env, body, 0:3]
+        return (position - self.body_origins[env, 0]).cpu().numpy()
 
     # -- rendering --------------------------------------------------------------------
 
@@ -313,7 +324,7 @@ class IsaacSim:
         self.gym.step_graphics(self.sim)
         self.gym.draw_viewer(viewer, self.sim, True)
 
-    def capture(self, env: int, target: Sequence[float]) -> np.ndarray:
+    def capture(self, env: int, target: np.ndarray) -> np.ndarray:
         """One RGB frame of env ``env``'s camera, aimed at ``target`` (env frame)."""
         camera = self.options.camera
         if camera is None or env not in self.cameras:
