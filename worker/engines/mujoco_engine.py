@@ -116,7 +116,8 @@ class MujocoEngine(Engine):
         model, num_envs = scene.model, scene.num_envs
         stepper_class = BatchStepper if _has_batch(mujoco) else LoopStepper
         worker.progress(0, num_envs, "creating %d simulations" % num_envs)
-        threads = int(spec.get("threads") or os.cpu_count() or 1)
+        # More threads than simulations only adds thread-pool wake-ups to every step.
+        threads = min(int(spec.get("threads") or os.cpu_count() or 1), num_envs)
         self.stepper = stepper_class(mujoco, model, num_envs, scene.key_id, threads)
         self.mujoco = mujoco
         self.model = model
