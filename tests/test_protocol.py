@@ -89,6 +89,8 @@ def test_pickled_payload_is_rejected() -> None:
 
 @pytest.mark.parametrize(("message", "error"), [
     ([9, 1, 3, {}], "unknown message kind 9"),
+    ([[1], 1, 3, {}], r"unknown message kind \[1\]"),
+    ([2, 1, [3], {}], r"unknown command code \[3\]"),
     ([2, 1, 99, {}], "unknown command code 99"),
     ([2, "x", 3, {}], "request id must be an int"),
     ([2, 1, 3, []], "payload must be a map"),

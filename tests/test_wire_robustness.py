@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from unisim import protocol
@@ -44,6 +44,7 @@ def test_any_message_round_trips_through_a_pipe(pipe: tuple[int, int], kind: int
 
 
 @settings(max_examples=10_000, deadline=None)
+@example(data=b"\x94\x91\x00\x00\x00\x00")  # a list where the kind goes (found by this test)
 @given(data=st.binary(max_size=64))
 def test_arbitrary_bytes_never_escape_as_anything_but_protocol_errors(data: bytes) -> None:
     try:
