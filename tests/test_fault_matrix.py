@@ -170,6 +170,18 @@ def test_a_program_that_prints_junk_is_not_a_worker(tmp_path: Path, record: Reco
     record("junk on stdout", "handshake", error, seconds)
 
 
+def test_an_interpreter_without_the_engine_sdk_says_what_to_install(tmp_path: Path) -> None:
+    venv = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    subprocess.run([python, "-m", "pip", "install", "-q", "numpy", "msgpack"], check=True,
+                   capture_output=True)
+    with pytest.raises(unisim.SetupError, match="No module named 'mujoco'") as caught:
+        unisim.Backend("mujoco", model="cartpole", python=python)
+    assert caught.value.hint.endswith("or pass python= one that has it")
+    assert f"{python} -m pip install mujoco" in caught.value.hint
+
+
 def test_an_interpreter_running_something_else(tmp_path: Path) -> None:
     python = stand_in(tmp_path, "exec python3 -c 'print(\"hello, world\")'")
     with pytest.raises(unisim.SetupError, match=r"(?s)did not speak.*hello, world"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 import weakref
@@ -18,7 +19,7 @@ import unisim.protocol as protocol
 
 from . import models
 from .capture import ImageSlot
-from .errors import BackendDead, ProtocolError, SetupError, WorkerDied
+from .errors import BackendDead, ProtocolError, RemoteError, SetupError, WorkerDied
 from .interpreter import resolve_worker
 from .layout import Layout
 from .planes import DataPlane, as_numpy
@@ -104,6 +105,17 @@ class Backend:
         try:
             replies = pool.call(Command.INIT, lambda m: {**self._spec, "num_envs": len(m.rows)},
                                 self._init_timeout, bar.update)
+        except RemoteError as exc:
+            if exc.exc_type != "ModuleNotFoundError":
+                raise
+            found = re.search(r"No module named '([^'.]+)", exc.remote_message)
+            module = found.group(1) if found else "the missing module"
+            raise SetupError(  # the engine's SDK is missing on the worker's interpreter
+                f"the {self.engine} engine cannot start on {self.python}: "
+                f"{exc.remote_message}",
+                hint=f"install {module} into that interpreter (for a PyPI package: "
+                     f"{self.python} -m pip install {module}), or pass python= one that "
+                     "has it") from exc
         finally:
             bar.close()
         layout = Layout.from_replies(replies)
