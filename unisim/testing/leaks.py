@@ -19,7 +19,34 @@ class LeakError(AssertionError):
 
 
 def segments() -> set[str]:
-    return {p.name for p in SHM_DIR.glob(f"{PREFIX}*")}
+    """Our unisim segments: those whose owner is this process, a live descendant or dead.
+
+    Segments of other live processes (a test run in another checkout) are not ours to count
+    or unlink: ``/dev/shm`` is shared by every run on the machine.
+    """
+    mine = {os.getpid(), *descendants()}
+    found = set()
+    for path in SHM_DIR.glob(f"{PREFIX}*"):
+        owner = path.name[len(PREFIX):].split("-", 1)[0]
+        if owner.isdigit() and (int(owner) in mine or not Path(f"/proc/{owner}").exists()):
+            found.add(path.name)
+    return found
+
+
+def descendants() -> set[int]:
+    """Live processes below this one (a host started by a test, and its workers)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found: set[int] = set()
+    frontier = {os.getpid()}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
 
 
 def children() -> set[int]:
