@@ -26,6 +26,7 @@ from .planes import DataPlane, as_numpy
 from .planes import create as create_plane
 from .pool import WorkerPool, Workers, split_rows
 from .progress import ProgressBar
+from .sim_warnings import WarningMonitor, check_policy
 from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
 
@@ -48,6 +49,10 @@ class Backend:
     worker by CUDA IPC instead: they are then torch CUDA tensors, and a step is ordered on
     torch's current stream with no host copy (docs/cuda-ipc.md). Naming a ``device`` also
     defaults to one worker.
+
+    ``nan_policy`` says what a NaN or infinite ctrl does: ``"warn"`` (default: step as
+    MuJoCo does, flag the envs in ``warnings`` and log them), ``"raise"`` (``ValueError``
+    before stepping) or ``"reset"`` (as warn, then reset them); see ``sim_warnings``.
     """
 
     def __init__(self, engine: str = "mujoco", model: str | Path | None = None,
@@ -56,13 +61,14 @@ class Backend:
                  init_timeout: float | None = None, keyframe: str | None = None,
                  options: dict[str, Any] | None = None, progress: bool = True,
                  doorbell: bool = True, data_plane: str = "shm",
-                 device: int | None = None) -> None:
+                 device: int | None = None, nan_policy: str = "warn") -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
         self.engine = engine
+        self.nan_policy = check_policy(nan_policy)
         self.num_envs = int(num_envs)
         self.timeout = float(timeout)
         self._closed = False
@@ -127,6 +133,10 @@ class Backend:
             views = self._plane.views
             self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
             self._reset_mask = views["reset_mask"]
+            self._monitor = WarningMonitor(policy=self.nan_policy,
+                                           flags=views.get("warnings"),
+                                           names=self.report.get("warnings", ()),
+                                           num_envs=self.num_envs)
         elif layout != self.layout:
             raise SetupError("the restarted workers report a different layout",
                              hint="the model or the worker's engine changed on disk")
@@ -182,6 +192,17 @@ class Backend:
         self._check_open()
         return self._qvel
 
+    @property
+    def warnings(self) -> Any:
+        """``(num_envs,)`` uint8: the engine's warnings in each env's last step, bit k
+        meaning ``warning_names[k]`` (MuJoCo: bad ctrl, bad qacc, contact overflow, ...)."""
+        self._check_open()
+        return self._monitor.flags
+
+    @property
+    def warning_names(self) -> tuple[str, ...]:
+        return self._monitor.names
+
     def state(self) -> dict[str, npt.NDArray[Any]]:
         """Every slot, by name, as numpy views (zero-copy)."""
         self._check_open()
@@ -210,9 +231,13 @@ class Backend:
             self._stepping.settle()
             if ctrl is not None:
                 self._plane.write(self._ctrl, ctrl, "ctrl")
+            self._monitor.check_ctrl(self._ctrl)
             self._plane.inputs_written()
             self._stepping.step(int(substeps), self.timeout)
             self._plane.outputs_awaited()
+            to_reset = self._monitor.after_step()
+        if to_reset is not None:
+            self.reset(to_reset)
 
     def reset(self, env_ids: Any = None, qpos: Any = None, qvel: Any = None) -> None:
         """Reset envs ``env_ids`` (all if None) to ``qpos``/``qvel`` or the initial state."""
@@ -296,7 +321,7 @@ class Backend:
             # is released now rather than when the last view is garbage-collected.
             # The pool goes too: a dead worker's error holds frames that hold views.
             for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_arena", "_stepping",
-                         "_pool"):
+                         "_pool", "_monitor"):
                 self.__dict__.pop(name, None)
             self._finalizer()
             self._images.close()
