@@ -80,7 +80,7 @@ class WarningMonitor:
 
     def after_step(self) -> npt.NDArray[np.int64] | None:
         """Log the flagged envs; return those to reset under ``"reset"`` (else None)."""
-        if not self._engine_flags or not self.flags.any():
+        if not self._engine_flags or not np.count_nonzero(self.flags):  # ~0.5 us at N=4096
             return None
         flagged = np.flatnonzero(self.flags)
         self._log(flagged)
