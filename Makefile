@@ -29,8 +29,8 @@ $(TYPECHECK)/.installed:
 	$(TYPECHECK)/bin/python -m pip install -q --pre --no-deps 'isaacgym-stubs==1.1rc4'
 	touch $@
 
-demo: $(VENV)/.installed
-	$(HOST) -m unisim demo
+demo: $(VENV)/.installed $(VENV38)/.installed
+	MUJOCO_GL=$${MUJOCO_GL:-egl} $(HOST) -m unisim demo
 
 test: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	UNISIM_PY38=$(if $(wildcard $(VENV38)/bin/python),$(abspath $(VENV38))/bin/python,) \

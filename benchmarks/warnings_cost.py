@@ -5,7 +5,8 @@
 Host side: ``nan_policy="raise"``'s finiteness check of ctrl, and the
 ``np.count_nonzero(flags)`` every step makes. Worker side: the engine's ``warnings()``
 (MuJoCo's per-env warning counters into the flags slot), for the ``mujoco.batch`` stepper
-and the MjData loop, run here in-process on this interpreter's MuJoCo. Prints microseconds; asserts nothing.
+and the MjData loop, run here in-process on this interpreter's MuJoCo. Prints microseconds;
+asserts nothing.
 """
 
 from __future__ import annotations
