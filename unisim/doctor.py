@@ -79,9 +79,13 @@ def probe(python: str) -> tuple[dict[str, str] | None, str]:
     try:
         result = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True,
                                 timeout=60, check=False)
-        found: dict[str, str] = json.loads(result.stdout.strip().splitlines()[-1])
-    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
+    except (OSError, subprocess.TimeoutExpired) as exc:
         return None, f"cannot run it ({exc})"
+    try:
+        found: dict[str, str] = json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        said = (result.stderr.strip().splitlines() or ["nothing on stderr"])[-1]
+        return None, f"cannot run it (exit status {result.returncode}: {said})"
     return found, ", ".join(f"{key} {value}" for key, value in found.items())
 
 
