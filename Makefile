@@ -30,7 +30,7 @@ $(TYPECHECK)/.installed:
 	touch $@
 
 demo: $(VENV)/.installed $(VENV38)/.installed
-	MUJOCO_GL=$${MUJOCO_GL:-egl} $(HOST) -m unisim demo
+	$(HOST) -m unisim demo
 
 test: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	UNISIM_PY38=$(if $(wildcard $(VENV38)/bin/python),$(abspath $(VENV38))/bin/python,) \
