@@ -90,13 +90,14 @@ class Worker:
     def hello(self):
         import numpy
 
-        from engines import ENGINES
+        from engines import ENGINES, capabilities
 
         self.send(self.protocol.Kind.HELLO, {
             "protocol": self.protocol.VERSION,
             "python": platform.python_version(),
             "numpy": numpy.__version__,
             "engines": sorted(ENGINES),
+            "capabilities": capabilities(),
             "pid": os.getpid(),
         })
 
