@@ -25,16 +25,19 @@ class LoopStepper:
         self.model = model
         self.keyframe = keyframe
         self.datas = [mujoco.MjData(model) for _ in range(num_envs)]
+        # Each MjData's arrays, fetched once: an attribute read builds a new numpy view.
+        self.arrays = [(data, data.ctrl, data.qpos, data.qvel) for data in self.datas]
         self.reset_rows(range(num_envs), None, None)
 
     def step(self, ctrl, substeps, qpos, qvel):
         mj_step = self.mujoco.mj_step
         model = self.model
-        for i, data in enumerate(self.datas):
-            data.ctrl[:] = ctrl[i]
+        for data, own_ctrl, own_qpos, own_qvel, ctrl_row, qpos_row, qvel_row in zip(
+                *zip(*self.arrays), ctrl, qpos, qvel):
+            own_ctrl[:] = ctrl_row
             mj_step(model, data, substeps)
-            qpos[i] = data.qpos
-            qvel[i] = data.qvel
+            qpos_row[:] = own_qpos
+            qvel_row[:] = own_qvel
 
     def reset_rows(self, ids, qpos, qvel):
         mujoco = self.mujoco
