@@ -126,7 +126,8 @@ class Forecast:
 
     A wait shorter than the forecast is believed at once (dozing too long costs latency);
     a longer one moves the forecast a fifth of the way (spinning a little long costs only
-    CPU). The spin covers twice the margin around the forecast, at most ``MAX_MARGIN``.
+    CPU). A waiter dozes until ``margin`` before the forecast (a tenth of it, at least
+    ``MARGIN``, at most ``MAX_MARGIN``), then spins across twice the margin.
     """
 
     def __init__(self, spin_seconds):
@@ -136,7 +137,9 @@ class Forecast:
     def plan(self):
         """``(doze_seconds, spin_seconds)`` for the next wait."""
         margin = min(max(MARGIN, 0.1 * self.expected), MAX_MARGIN)
-        return max(0.0, self.expected - margin), self.spin_seconds + 2 * margin
+        if self.expected <= margin:  # due at once: spin as always
+            return 0.0, self.spin_seconds
+        return self.expected - margin, self.spin_seconds + 2 * margin
 
     def observe(self, seconds):
         if seconds < self.expected or self.expected == 0.0:
