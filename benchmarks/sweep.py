@@ -22,6 +22,7 @@ saved ``--json`` (a run made on another machine), ``--before`` adds that run's p
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import platform
@@ -110,7 +111,7 @@ def systems(model: str, cfg: argparse.Namespace, py38: str | None,
             runner38: RemoteRunner | None) -> dict[str, Any]:
     """Row name -> factory of N; a str is why the row cannot run here."""
     cpus, worker = cores(), str(WORKER_MAIN.parent)
-    new_api = "threads" in unisim.Backend.__init__.__code__.co_varnames
+    new_api = "threads" in inspect.signature(unisim.Backend).parameters
     rows: dict[str, Any] = {
         REF: lambda n: Local(InProcessMujoco(model, n, None, 1, cpus, zero_ctrl=True), n),
         ONE: lambda n: Local(InProcessMujoco(model, n, None, 1, 1, zero_ctrl=True), n),
