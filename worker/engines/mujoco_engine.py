@@ -30,16 +30,19 @@ class LoopStepper:
         self.tables = [warning_table(d) for d in self.datas]
         self.counters = [memoryview(table).cast("B") for table in self.tables]
         self.clean = bytes(len(self.counters[0])) if self.counters else b""
+        # Each MjData's arrays, fetched once: an attribute read builds a new numpy view.
+        self.arrays = [(data, data.ctrl, data.qpos, data.qvel) for data in self.datas]
         self.reset_rows(range(num_envs), None, None)
 
     def step(self, ctrl, substeps, qpos, qvel):
         mj_step = self.mujoco.mj_step
         model = self.model
-        for i, data in enumerate(self.datas):
-            data.ctrl[:] = ctrl[i]
+        for data, own_ctrl, own_qpos, own_qvel, ctrl_row, qpos_row, qvel_row in zip(
+                *zip(*self.arrays), ctrl, qpos, qvel):
+            own_ctrl[:] = ctrl_row
             mj_step(model, data, substeps)
-            qpos[i] = data.qpos
-            qvel[i] = data.qvel
+            qpos_row[:] = own_qpos
+            qvel_row[:] = own_qvel
 
     def warnings(self, out):
         """Write each env's warnings since the last call as a bitmask; clear the counters."""
