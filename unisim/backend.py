@@ -81,7 +81,7 @@ class Backend:
                                       "threads": threads, "options": options or {}}
         if model is not None:
             self._spec["model"] = models.resolve(model)
-        self._randomization = randomization
+        self.randomization = randomization
         self._physics: PhysicsDraws | None = None
         if randomization is not None:
             self._spec["physics"] = randomization.to_wire()
@@ -149,9 +149,9 @@ class Backend:
         self._stepping: Stepping = (
             DoorbellStepping(pool, arena.doorbells) if self._doorbell and bell.AVAILABLE
             else PipeStepping(pool))
-        if self._randomization is not None:  # first start: draw; restart: the same values
+        if self.randomization is not None:  # first start: draw; restart: the same values
             if self._physics is None:
-                self._physics = PhysicsDraws(self._randomization, self._plane.views,
+                self._physics = PhysicsDraws(self.randomization, self._plane.views,
                                              self.num_envs)
                 self._physics.draw(np.arange(self.num_envs))
             self._physics_call(np.arange(self.num_envs), {"parameters": True})

@@ -127,9 +127,14 @@ class PhysicsDraws:
         return self.steps % push.interval == 0
 
     def parameters(self) -> dict[str, Array]:
-        """Each parameter's values in effect, by label: copies, (num_envs,) or (num_envs, 3)."""
-        out = {}
-        for parameter, column in zip(self.spec.parameters, self.spec.column_of(), strict=True):
-            block = self.values[:, column:column + parameter.width]
-            out[parameter.label] = block.copy() if parameter.width > 1 else block[:, 0].copy()
-        return out
+        """Each parameter's values in effect, by label (copies)."""
+        return by_label(self.spec, self.values)
+
+
+def by_label(spec: PhysicsRandomization, values: Array) -> dict[str, Array]:
+    """A ``physics`` slot's columns per parameter: (num_envs,), or (num_envs, 3) for gravity."""
+    out = {}
+    for parameter, column in zip(spec.parameters, spec.column_of(), strict=True):
+        block = values[:, column:column + parameter.width]
+        out[parameter.label] = block.copy() if parameter.width > 1 else block[:, 0].copy()
+    return out
