@@ -18,7 +18,6 @@ import numpy.typing as npt
 
 from .physics_randomization import (
     Distribution,
-    Gaussian,
     LogUniform,
     PhysicsRandomization,
     Uniform,
@@ -33,7 +32,8 @@ def _mix(x: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     """SplitMix64's finaliser: a bijection of uint64 with full avalanche."""
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
+    out: npt.NDArray[np.uint64] = x ^ (x >> np.uint64(31))
+    return out
 
 
 def uniforms(seed: int, stream: int, envs: npt.NDArray[np.int64],
@@ -46,21 +46,23 @@ def uniforms(seed: int, stream: int, envs: npt.NDArray[np.int64],
         h = _mix(h ^ _mix(draws.astype(np.uint64) * _GOLDEN + np.uint64(1)))
         cols = (np.arange(1, columns + 1, dtype=np.uint64) * _GOLDEN)[None, :]
         bits = _mix(h[:, None] ^ cols)
-    return (bits >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    out: Array = (bits >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    return out
 
 
 def sample(distribution: Distribution, u: Array, v: Array) -> Array:
     """Values of ``distribution`` from two independent uniform arrays ``u`` and ``v``."""
+    out: Array
     if isinstance(distribution, Uniform):
-        return distribution.low + (distribution.high - distribution.low) * u
-    if isinstance(distribution, LogUniform):
+        out = distribution.low + (distribution.high - distribution.low) * u
+    elif isinstance(distribution, LogUniform):
         low, high = np.log(distribution.low), np.log(distribution.high)
-        return np.exp(low + (high - low) * u)
-    if isinstance(distribution, Gaussian):  # Box-Muller; 1 - u lies in (0, 1]
+        out = np.exp(low + (high - low) * u)
+    else:  # Gaussian, by Box-Muller; 1 - u lies in (0, 1]
         normal = np.sqrt(-2.0 * np.log1p(-u)) * np.cos(2.0 * np.pi * v)
-        return np.clip(distribution.mean + distribution.std * normal, distribution.low,
-                       distribution.high)
-    raise TypeError(f"not a distribution: {distribution!r}")
+        out = np.clip(distribution.mean + distribution.std * normal, distribution.low,
+                      distribution.high)
+    return out
 
 
 class PhysicsDraws:

@@ -123,16 +123,16 @@ class Parameter:
     def _check_values(self) -> None:
         """Refuse what could make a quantity negative (or a mass zero) from the draw alone;
         an ``add`` is checked against the model's values by the worker."""
-        low, high = self.distribution.bounds()
+        low = self.distribution.bounds()[0]
         what = f"{self.quantity} {self.operation} {self.distribution}"
         if self.operation == "scale" and low < 0:
             raise ValueError(f"{what}: a scale factor must be >= 0 (give the distribution "
                              "low >= 0)")
-        if self.operation == "set" and self.quantity in NONNEGATIVE:
-            if low < 0 or (self.quantity == "mass" and low <= 0):
-                sign = "positive" if self.quantity == "mass" else ">= 0"
-                raise ValueError(f"{what}: a {self.quantity} must be {sign} (give the "
-                                 "distribution a low bound that is)")
+        if self.operation == "set" and self.quantity in NONNEGATIVE and (
+                low < 0 or (self.quantity == "mass" and low <= 0)):
+            sign = "positive" if self.quantity == "mass" else ">= 0"
+            raise ValueError(f"{what}: a {self.quantity} must be {sign} (give the "
+                             "distribution a low bound that is)")
         if self.quantity == "mass" and self.operation == "scale" and low <= 0:
             raise ValueError(f"{what}: a mass scale factor must be positive")
 
@@ -223,8 +223,8 @@ class PhysicsRandomization:
     def __post_init__(self) -> None:
         object.__setattr__(self, "parameters", tuple(self.parameters))
         if not all(isinstance(p, Parameter) for p in self.parameters):
-            raise TypeError("parameters must be Parameter objects (unisim.physics_randomization.friction(...) "
-                            "and so on)")
+            raise TypeError("parameters must be Parameter objects (made by friction(), "
+                            "mass()... of unisim.physics_randomization)")
         if self.push is not None and not isinstance(self.push, Push):
             raise TypeError(f"push must be a Push or None, got {self.push!r}")
         if not self.parameters and self.push is None:

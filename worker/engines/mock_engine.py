@@ -99,16 +99,15 @@ class MockEngine(Engine):
             "keyframes": list(options.get("keyframes", [])),
             "ctrl_range": [list(r) for r in options.get("ctrl_range", [[-1.0, 1.0]] * nu)],
             "slots": [slot("ctrl", "<f8", [nu]), slot("qpos", "<f8", [nq]),
-                      slot("qvel", "<f8", [nv])] + self._physics_slots(spec),
+                      slot("qvel", "<f8", [nv]), *self._physics_slots(spec)],
         }
 
     @staticmethod
     def _physics_slots(spec):
         if not spec:
             return []
-        return physics.slots(spec) + [
-            slot("mock_physics", "<f8", [int(spec["columns"])]),
-            slot("mock_physics_applied", "<i8", [])]
+        return [*physics.slots(spec), slot("mock_physics", "<f8", [int(spec["columns"])]),
+                slot("mock_physics_applied", "<i8", [])]
 
     def randomize(self, parameters, push):
         self._fault("PHYSICS")

@@ -47,7 +47,7 @@ class MujocoPhysics:
         self.entries = physics.resolve(spec, names)
         self.elements = [self._elements(mujoco, model, entry) for entry in self.entries]
         for entry, elements in zip(self.entries, self.elements):
-            default, minimum, what = self._default(entry, elements)
+            default, minimum = self._default(entry, elements)
             if minimum is not None:
                 entry.check_bounds(default, minimum, "a %s" % entry.quantity)
         self.needs_const = any(e.quantity in _CONST for e in self.entries)
@@ -74,22 +74,22 @@ class MujocoPhysics:
         return entry.positions
 
     def _default(self, entry, elements):
-        """The model's values an entry starts from, the least value allowed, and why."""
+        """The model's values an entry starts from, and the least value allowed."""
         model = self.model
         quantity = entry.quantity
         if quantity == "friction":
-            return model.geom_friction[elements, 0], 0.0, "friction"
+            return model.geom_friction[elements, 0], 0.0
         if quantity == "mass":
-            return model.body_mass[elements], 0.0, "mass"
+            return model.body_mass[elements], 0.0
         if quantity == "damping":
-            return model.dof_damping[elements], 0.0, "damping"
+            return model.dof_damping[elements], 0.0
         if quantity == "armature":
-            return model.dof_armature[elements], 0.0, "armature"
+            return model.dof_armature[elements], 0.0
         if quantity == "stiffness":
-            return model.jnt_stiffness[elements], 0.0, "stiffness"
+            return model.jnt_stiffness[elements], 0.0
         if quantity == "gain":
-            return model.actuator_gainprm[elements, 0], None, "gain"
-        return np.asarray(model.opt.gravity, dtype=np.float64), None, "gravity"
+            return model.actuator_gainprm[elements, 0], None
+        return np.asarray(model.opt.gravity, dtype=np.float64), None
 
     def writes(self, draws):
         """The field writes for a block of draws ``(rows, columns)``, entry by entry."""
