@@ -23,8 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 import unisim
 from unisim.physics_randomization import (
     PhysicsRandomization,
