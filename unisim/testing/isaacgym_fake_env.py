@@ -23,13 +23,14 @@ from ..errors import SetupError
 
 FAKE_ROOT = Path(__file__).resolve().parent / "isaacgym_fake"
 CACHE_ENV = "UNISIM_CACHE_DIR"
-# What the fake imports, with how to install each on Python 3.8 (the SDK's interpreter).
+# What the fake imports, with how to install each on Python 3.8 (the SDK's interpreter);
+# torch before mujoco: the other order aborts at exit under MUJOCO_GL=egl (torch 1.13.1).
 REQUIRED = {
-    "numpy": "pip install 'numpy>=1.20,<1.25'",
+    "numpy": "pip install 'numpy>=1.20,<1.24'",
     "msgpack": "pip install 'msgpack>=1.0,<2'",
-    "mujoco": "pip install 'mujoco>=3.2,<3.3'",
     "torch": "pip install torch==1.13.1  (the version envs/hsgym.yml pins; on Python >= 3.9 "
              "any torch >= 1.13)",
+    "mujoco": "pip install 'mujoco>=3.2,<3.3'",
 }
 PROBE = """
 import importlib, json, site, sys
@@ -80,7 +81,8 @@ def isaacgym_fake_python(base_python: str | os.PathLike[str]) -> str:
                 raise
     except subprocess.CalledProcessError as exc:
         raise SetupError(f"could not build the IsaacGym fake's venv from {base}: "
-                         f"{exc.stderr.strip()}", "check that `python -m venv` works there")
+                         f"{exc.stderr.strip()}", "check that `python -m venv` works there"
+                         ) from exc
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return str(python)
@@ -102,11 +104,19 @@ def _probe(base: Path) -> dict[str, Any]:
         hint = "; ".join(f"{base} -m {REQUIRED[name]}" for name, _ in found["missing"])
         raise SetupError(f"{base} lacks {names}, which the IsaacGym fake needs "
                          f"({'; '.join(reason for _, reason in found['missing'])})", hint)
+    numpy = found["versions"].get("numpy", "0")
+    if _version(numpy) >= (1, 24):
+        raise SetupError(f"{base} has numpy {numpy}; IsaacGym (and so unisim's discovery of "
+                         "its interpreter) needs numpy < 1.24", f"{base} -m {REQUIRED['numpy']}")
     mujoco = found["versions"].get("mujoco", "0")
-    if tuple(int(part) for part in mujoco.split(".")[:2]) < (3, 2):
+    if _version(mujoco) < (3, 2):
         raise SetupError(f"{base} has MuJoCo {mujoco}; the IsaacGym fake needs MuJoCo >= 3.2",
                          f"{base} -m {REQUIRED['mujoco']}")
     return found
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(".")[:2] if part.isdigit())
 
 
 def _cache_dir() -> Path:
