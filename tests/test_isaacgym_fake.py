@@ -54,12 +54,13 @@ def test_a_free_body_falls_with_gravity_in_the_sdk_layout(isaacgym_fake_python: 
                              "rigid_body_state": [4, 13], "net_contact_force": [4, 3]}
     assert out["dtypes"] == ["torch.float32"] and out["device"] == "cpu"
     t = 50 * 0.01
-    for z0, z, vz in zip(out["z0"], out["z"], out["vz"]):
+    for z0, z, vz in zip(out["z0"], out["z"], out["vz"], strict=True):
         assert z0 == pytest.approx(5.0)
         assert vz == pytest.approx(-9.81 * t, rel=1e-3)
         assert z == pytest.approx(5.0 - 9.81 * t * t / 2, abs=0.03)  # semi-implicit Euler
     # root positions are global: env origin + the actor's place in its env
-    assert [x - o[0] for x, o in zip(out["x"], out["origins"])] == pytest.approx([0.0, 0.0])
+    offsets = [x - o[0] for x, o in zip(out["x"], out["origins"], strict=True)]
+    assert offsets == pytest.approx([0.0, 0.0])
     assert out["origins"][0] != out["origins"][1]
 
 
