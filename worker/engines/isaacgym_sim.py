@@ -100,7 +100,7 @@ class IsaacSim:
         params.physx.use_gpu = self.gpu
         for name, value in self.options.physx.items():
             setattr(params.physx, name, value)
-        graphics = self.options.device if self.options.graphics else -1
+        graphics = self.graphics_device = self.options.device if self.options.graphics else -1
         sim = self.gym.create_sim(self.options.device, graphics, gymapi.SIM_PHYSX, params)
         if sim is None:
             raise RuntimeError(
@@ -242,6 +242,7 @@ class IsaacSim:
                        "num_velocity_iterations": int(physx.num_velocity_iterations),
                        "contact_offset": float(physx.contact_offset),
                        "rest_offset": float(physx.rest_offset)},
+            "device": self.options.device, "graphics_device": self.graphics_device,
             "env_spacing": self.options.env_spacing,
             "num_envs": self.num_envs,
             "actors": int(self.gym.get_sim_actor_count(self.sim)),
