@@ -4,10 +4,10 @@ PhysX has no forward-kinematics call: after the root and DOF states are set, the
 body states keep their old values until the next ``simulate`` (IsaacLab issue #240;
 IsaacGymEnvs issue #179 on ``humanoid_amp``). So after INIT, and after a reset, the
 engine computes the reset envs' body states itself, from the same MJCF, with MuJoCo
-(``mj_kinematics``, ``mj_comPos``, ``mj_comVel``), in IsaacGym's layout: body origin
-position, quaternion xyzw, linear velocity of the centre of mass the engine reports,
-angular velocity (world axes). MuJoCo is optional in the worker: without it those rows
-are NaN until the next step, and the configuration report says so.
+(``mj_kinematics``, ``mj_comPos``, ``mj_comVel``; once per distinct state), in IsaacGym's
+layout: body origin position, quaternion xyzw, linear velocity of the centre of mass the
+engine reports, angular velocity (world axes). MuJoCo is optional in the worker: without
+it those rows are NaN until the next step, and the configuration report says so.
 """
 
 import numpy as np
@@ -40,9 +40,9 @@ class Kinematics:
     def body_states(self, variants, qpos, qvel):
         """``(n, nbody, 13)`` float32 body states (env frame) of n envs of the given variants."""
         mujoco = self.mujoco
-        out = np.zeros((len(variants), len(self.ids[0]), 13), dtype=np.float32)
         keys = np.hstack([np.asarray(variants, dtype=np.float64)[:, None], qpos, qvel])
         unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        found = np.zeros((len(unique), len(self.ids[0]), 13), dtype=np.float32)
         for row, key in enumerate(unique):
             variant = int(key[0])
             model, data, ids = self.models[variant], self.data[variant], self.ids[variant]
@@ -51,19 +51,17 @@ class Kinematics:
             mujoco.mj_kinematics(model, data)
             mujoco.mj_comPos(model, data)
             mujoco.mj_comVel(model, data)
-            states = np.zeros((len(ids), 13))
-            velocity = np.zeros(6)
-            for k, body in enumerate(ids):
-                # [angular, linear] at the body's MuJoCo centre of mass, world axes
-                mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, body, velocity, 0)
-                omega = velocity[:3]
-                com = data.xpos[body] + data.xmat[body].reshape(3, 3) @ self.coms[variant][k]
-                states[k, 0:3] = data.xpos[body]
-                states[k, 3:7] = data.xquat[body][[1, 2, 3, 0]]
-                states[k, 7:10] = velocity[3:] + np.cross(omega, com - data.xipos[body])
-                states[k, 10:13] = omega
-            out[np.reshape(inverse, -1) == row] = states
-        return out
+            # cvel: [angular, linear] at the subtree's centre of mass, world axes
+            omega = data.cvel[ids, 0:3]
+            anchor = data.subtree_com[model.body_rootid[ids]]
+            com = data.xpos[ids] + np.einsum("kij,kj->ki", data.xmat[ids].reshape(-1, 3, 3),
+                                             self.coms[variant])
+            states = found[row]
+            states[:, 0:3] = data.xpos[ids]
+            states[:, 3:7] = data.xquat[ids][:, [1, 2, 3, 0]]
+            states[:, 7:10] = data.cvel[ids, 3:6] + np.cross(omega, com - anchor)
+            states[:, 10:13] = omega
+        return found[np.reshape(inverse, -1)]
 
 
 def nan_body_states(count, nbody):
