@@ -230,3 +230,33 @@ def test_a_hang_in_the_middle_of_a_step(isaacgym: Open) -> None:
         assert time.monotonic() - started < 10
         with pytest.raises(unisim.BackendDead):
             sim.step()
+
+
+# -- the viewer, headless ------------------------------------------------------------------
+
+def test_the_viewer_path_in_the_sdks_order(isaacgym: Open, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Viewer after prepare_sim; each frame: closed? then step_graphics, draw_viewer; the
+    user's close reaches the host as viewer_open = 0; destroy_viewer before destroy_sim."""
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("ISAACGYM_FAKE_TRACE", str(trace))
+    monkeypatch.setenv("ISAACGYM_FAKE_VIEWER_CLOSES_AFTER", "2")
+    with isaacgym(options={"viewer": True}) as sim:
+        assert sim.state()["viewer_open"].tolist() == [1, 1, 1, 1]
+        sim.step()
+        sim.step()
+        assert sim.state()["viewer_open"].tolist() == [1, 1, 1, 1]
+        sim.step()  # the window was closed after two frames
+        assert sim.state()["viewer_open"].tolist() == [0, 0, 0, 0]
+        sim.step()  # and the sim keeps stepping without it
+    calls = trace.read_text().split()
+    assert calls.index("prepare_sim") < calls.index("create_viewer")
+    assert calls.index("create_viewer") < calls.index("viewer_camera_look_at") \
+        < calls.index("simulate")
+    frames = [i for i, call in enumerate(calls) if call == "draw_viewer"]
+    assert len(frames) == 2
+    for frame in frames:  # the CPU pipeline: no fetch_results before the graphics step
+        assert calls[frame - 2:frame] == ["query_viewer_has_closed", "step_graphics"], calls
+    assert calls.count("destroy_viewer") == 1
+    assert calls.index("destroy_viewer") < calls.index("destroy_sim")
+    assert calls[-1] == "destroy_sim"
