@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import imageio.v3
 import mujoco
 import numpy as np
 import pytest
@@ -23,10 +24,12 @@ import pytest
 import unisim
 from unisim import models
 from unisim.errors import RemoteError, WorkerDied, WorkerTimeout
+from unisim.video import VideoRecorder
 
 CONFORMANCE = Path(__file__).resolve().parent / "conformance" / "models"
 ARM = CONFORMANCE / "arm.xml"
 CPU = {"pipeline": "cpu"}
+NEAR = {"distance": 1.0, "elevation": 35.0}  # the arm fills the frame
 Open = Callable[..., unisim.Backend]
 
 
@@ -41,11 +44,13 @@ def isaacgym(isaacgym_fake_python: str) -> Open:
 
 
 def _bent(sim: unisim.Backend, angles: dict[int, float]) -> None:
-    """Put the arm's shoulder of each env in ``angles`` at that angle, at rest."""
+    """Put the arm's shoulder of each env in ``angles`` at that angle, at rest, and step
+    once with every servo holding its joint (IsaacGym shows a reset after a simulate)."""
     rows = sorted(angles)
     qpos = sim.qpos[rows].copy()
     qpos[:, 0] = [angles[r] for r in rows]
     sim.reset(rows, qpos=qpos, qvel=np.zeros((len(rows), sim.layout.nv)))
+    sim.step(sim.qpos.copy())
 
 
 def _differ(a: np.ndarray, b: np.ndarray) -> float:
@@ -58,7 +63,7 @@ def _differ(a: np.ndarray, b: np.ndarray) -> float:
 def test_capture_renders_the_requested_env(isaacgym: Open, workers: int) -> None:
     """The frame of env k shows env k's state: equal to env j's frame once j is put in the
     same state, different from it before. With two workers, env 3 lives in the second."""
-    with isaacgym(workers=workers, options={"camera": {}, "env_spacing": 40.0}) as sim:
+    with isaacgym(workers=workers, options={"camera": NEAR, "env_spacing": 40.0}) as sim:
         _bent(sim, {0: -1.2, 3: 1.2})
         frame = sim.capture(3, width=96, height=64)
         assert frame.shape == (64, 96, 3) and frame.dtype == np.uint8
@@ -72,6 +77,14 @@ def test_capture_renders_the_requested_env(isaacgym: Open, workers: int) -> None
 
 def test_capture_sizes_and_refusals(isaacgym: Open) -> None:
     with isaacgym(options={"camera": {"width": 32, "height": 24, "envs": [1]}}) as sim:
+        with pytest.raises(RemoteError, match="env 1 was reset \\(or built\\) since the last"):
+            sim.capture(1, width=32, height=24)  # INIT's state is set by the first step
+        sim.step()
+        sim.capture(1, width=32, height=24)
+        sim.reset([1])
+        with pytest.raises(RemoteError, match="env 1 was reset"):
+            sim.capture(1, width=32, height=24)
+        sim.step()
         assert sim.capture(1, width=32, height=24).shape == (24, 32, 3)
         assert sim.capture(2, width=80, height=60).shape == (60, 80, 3)  # a sensor made now
         with pytest.raises(RemoteError, match="camera=None"):
@@ -84,14 +97,12 @@ def test_capture_sizes_and_refusals(isaacgym: Open) -> None:
 
 
 def test_a_video_of_an_isaacgym_env(isaacgym: Open, tmp_path: Path) -> None:
-    imageio = pytest.importorskip("imageio.v3", reason="VideoRecorder needs the video extra")
-    with isaacgym(options={"camera": {}}) as sim, \
-            unisim.VideoRecorder(tmp_path / "arm.gif", sim, env_id=2, width=48,
-                                 height=32) as video:
+    with isaacgym(options={"camera": NEAR}) as sim, \
+            VideoRecorder(tmp_path / "arm.gif", sim, env_id=2, width=48, height=32) as video:
         for _ in range(3):
             sim.step(np.array([1.0, 0.1]), substeps=20)
             video.capture()
-    frames = imageio.imread(tmp_path / "arm.gif")
+    frames = imageio.v3.imread(tmp_path / "arm.gif")
     assert frames.shape == (3, 32, 48, 3) and frames.max() > 0
     assert _differ(frames[0], frames[2]) > 0.5  # the arm moved
 
@@ -120,7 +131,8 @@ def test_body_states_are_valid_right_after_init_and_reset(isaacgym: Open) -> Non
         np.testing.assert_allclose(np.linalg.norm(bodies[:, :, 3:7], axis=-1), 1.0, atol=1e-5)
         np.testing.assert_allclose(bodies[:, :, 7:13], 0.0, atol=1e-5)
         sim.step(np.zeros(sim.layout.nu), substeps=1)  # PhysX's own values now, one dt later
-        np.testing.assert_allclose(sim.state()["body_states"][:, :, 0:3], want, atol=2e-3)
+        np.testing.assert_allclose(sim.state()["body_states"][:, :, 0:3],
+                                   np.broadcast_to(want, (3, *want.shape)), atol=2e-3)
         qpos = sim.qpos[[1]].copy()
         qpos[0, 0:3] = [0.3, -0.2, 1.5]
         sim.reset([1], qpos=qpos, qvel=np.zeros((1, sim.layout.nv)))
@@ -178,6 +190,7 @@ def test_one_sim_by_default_and_a_report_from_every_worker(isaacgym: Open) -> No
         assert [w["envs"] for w in workers] == [[0, 2], [2, 4]]
         assert [[v["envs"] for v in w["report"]["variants"]] for w in workers] == [[2, 0],
                                                                                    [0, 2]]
+        sim.step()
         assert sim.capture(3, width=16, height=16).max() > 0
     with pytest.raises(RemoteError, match="pass workers=1"):
         isaacgym(workers=2, options={"viewer": True})

@@ -175,6 +175,14 @@ class IsaacGymEngine(Engine):
             raise ValueError(
                 "IsaacGym renders with camera sensors of its own, not the MJCF's cameras: pass "
                 "camera=None and aim with option camera {distance, elevation, azimuth}")
+        if not self.sim.options.graphics:
+            raise ValueError("this sim has no graphics device, so no camera: pass "
+                             "options={'camera': {}} (or viewer=True) to the Backend")
+        if env in self.sim.pending:
+            raise ValueError(
+                "env %d was reset (or built) since the last step, and IsaacGym renders a new "
+                "state only after the next simulate (PhysX has no forward kinematics): step, "
+                "then capture" % env)
         width, height = request.get("width"), request.get("height")
         rendering.check_size(width, height)
         rgb, _ = rendering.image_rows(self.images.views(request["image"])["rgb"], None, (0, 1),

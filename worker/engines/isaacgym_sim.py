@@ -134,13 +134,18 @@ class IsaacSim:
         lower = gymapi.Vec3(-half, -half, 0.0)
         upper = gymapi.Vec3(half, half, half)
         per_row = max(1, int(np.ceil(np.sqrt(self.num_envs))))
-        pose = gymapi.Transform()
-        pose.p = gymapi.Vec3(0.0, 0.0, 0.0)
-        pose.r = gymapi.Quat(0.0, 0.0, 0.0, 1.0)
         actor_filter = 0 if self.options.self_collision else 1
         camera = self.options.camera
         for index, variant in enumerate(self.assignment):
             env = self.gym.create_env(self.sim, lower, upper, per_row)
+            # The actor pose places the root body (IsaacGymEnvs' start_pose; the importer does
+            # not add the MJCF root's pos): its MJCF pose, so a fixed base stands where the
+            # MJCF puts it, and a free one starts there until the staged state applies.
+            root = scenes[variant]
+            pose = gymapi.Transform()
+            pose.p = gymapi.Vec3(*[float(v) for v in root.root_pos])
+            w, x, y, z = [float(v) for v in root.root_quat]
+            pose.r = gymapi.Quat(x, y, z, w)
             # collision group = env index: envs never touch each other.
             actor = self.gym.create_actor(env, assets[variant], pose, scenes[variant].root_body,
                                           index, actor_filter)
@@ -360,9 +365,6 @@ class IsaacSim:
     def capture(self, env: int, width: int, height: int, target: np.ndarray) -> np.ndarray:
         """One ``(height, width, 3)`` RGB frame of env ``env``, aimed at ``target`` (env
         frame) from the option camera's distance, elevation and azimuth."""
-        if not self.options.graphics:
-            raise ValueError("this sim has no graphics device, so no camera: pass "
-                             "options={'camera': {}} (or viewer=True) to the Backend")
         camera: Dict[str, Any] = dict(self.options.camera or CAMERA_DEFAULTS)
         handle = self._camera(env, width, height)
         elevation = np.radians(camera["elevation"])
