@@ -86,7 +86,7 @@ class AssetData:
             tree = ElementTree.ElementTree(ElementTree.fromstring(
                 ElementTree.tostring(self.tree.getroot())))
             if ground is not None:
-                distance, friction, restitution = ground
+                distance, friction, _restitution = ground
                 ElementTree.SubElement(tree.getroot().find("worldbody"), "geom", {
                     "name": GROUND, "type": "plane", "size": "0 0 1",
                     "pos": "0 0 %r" % -distance, "friction": "%r 0.005 0.0001" % friction,
@@ -96,7 +96,7 @@ class AssetData:
             try:
                 self._compiled[key] = mujoco.MjModel.from_xml_string(xml)
             except ValueError as exc:
-                raise ImportFailure("MuJoCo could not compile %s: %s" % (self.path, exc))
+                raise ImportFailure("MuJoCo could not compile %s: %s" % (self.path, exc)) from exc
         return self._compiled[key]
 
 
@@ -107,7 +107,7 @@ def _edit(path, fix_base_link):
     try:
         tree = ElementTree.parse(path)
     except ElementTree.ParseError as exc:
-        raise ImportFailure("%s is not valid XML: %s" % (path, exc))
+        raise ImportFailure("%s is not valid XML: %s" % (path, exc)) from exc
     root = tree.getroot()
     if root.tag != "mujoco":
         raise ImportFailure("%s is not an MJCF file (root element <%s>)" % (path, root.tag))

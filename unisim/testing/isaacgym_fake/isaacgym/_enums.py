@@ -6,11 +6,13 @@ declaration order), except where the docstring states a value (ContactCollection
 "Assumptions of the SDK fake" in docs/isaacgym.md.
 """
 
+from typing import Any, ClassVar, Dict
+
 
 class _Enum:
     """A pybind11-style enum member: built from an int, ``int()``-able, named, hashable."""
 
-    __members__ = {}  # type: dict
+    __members__: ClassVar[Dict[str, Any]] = {}
 
     def __init__(self, arg0):
         value = int(arg0)

@@ -26,8 +26,10 @@ def sim_of(handle):
 
 
 def traced(cls):
-    """Wrap each public method of ``cls``: record the call, refuse a destroyed sim."""
-    for name, method in list(vars(cls).items()):
+    """Wrap each public method of ``cls`` (and its bases): record the call, refuse a
+    destroyed sim."""
+    for name in dir(cls):
+        method = getattr(cls, name)
         if not name.startswith("_") and callable(method):
             setattr(cls, name, _wrap(name, method))
     return cls

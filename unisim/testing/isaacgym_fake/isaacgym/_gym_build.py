@@ -10,8 +10,17 @@ import torch
 from ._assets import AssetData, ImportFailure
 from ._enums import IndexDomain, SimType, UpAxis
 from ._sim import FakeError, SimState
-from ._types import (DOF_PROPERTIES, DOF_STATE, Asset, Env, RigidBodyProperties,
-                     RigidShapeProperties, Sim, SimParams, Vec3)
+from ._types import (
+    DOF_PROPERTIES,
+    DOF_STATE,
+    Asset,
+    Env,
+    RigidBodyProperties,
+    RigidShapeProperties,
+    Sim,
+    SimParams,
+    Vec3,
+)
 
 
 def _error(message):
@@ -105,9 +114,9 @@ class BuildMixin:
         return self.load_mjcf(sim, rootpath, filename, options)
 
     def load_mjcf(self, sim, rootpath, filename, options=None):
-        from ._types import AssetOptions
-
         import os
+
+        from ._types import AssetOptions
 
         try:
             data = AssetData(os.path.join(rootpath, filename),

@@ -75,12 +75,12 @@ class TensorMixin:
         state = sim._state
         if not state.prepared:
             raise FakeError("%s before prepare_sim" % setter)
-        state.once_per_step(setter)
         per_dof = width in (1, 2) and setter.startswith("set_dof")
         total = state.count("dofs") if per_dof else state.count("actors")
         values = state.values(tensor, "%s's state tensor" % setter, total, width)
         ids = np.arange(len(state.actors)) if indices is None \
             else state.indices(indices, count, "%s's index tensor" % setter)
+        state.once_per_step(setter)  # after the checks: a refused call sets nothing
         offsets = state.dof_offsets()
         for index in ids:
             rows = values[offsets[index]:offsets[index + 1]] if per_dof else values[index]

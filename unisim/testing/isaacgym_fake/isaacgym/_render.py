@@ -72,7 +72,7 @@ class Camera:
                 far = image >= min(self.far, model.stat.extent * model.vis.map.zfar) * 0.999
                 self.depth[...] = np.where(far, -np.inf, -image).astype(np.float32)
             else:
-                rgba = np.concatenate([image, np.full(image.shape[:2] + (1,), 255, np.uint8)],
+                rgba = np.concatenate([image, np.full((*image.shape[:2], 1), 255, np.uint8)],
                                       axis=2)
                 self.color[...] = rgba.reshape(self.height, self.width * 4)
 

@@ -96,7 +96,7 @@ class SimState:
             rows = [actor.contact_forces() for actor in self.actors]
         else:
             rows = [actor.data.qfrc_actuator[actor.vadr] for actor in self.actors]
-        values = np.concatenate([np.reshape(r, (-1,) + self.buffers[name].shape[1:])
+        values = np.concatenate([np.reshape(r, (-1, *self.buffers[name].shape[1:]))
                                  for r in rows]) if rows else np.zeros(0)
         self.buffers[name].copy_(torch.from_numpy(values.astype(np.float32)))
 

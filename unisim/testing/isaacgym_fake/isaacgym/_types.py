@@ -6,6 +6,7 @@ docs/isaacgym.md ("Assumptions of the SDK fake").
 """
 
 import math
+from typing import Any, ClassVar, Dict
 
 import numpy as np
 
@@ -221,7 +222,7 @@ class Mat33:
 class _Fields:
     """A parameter struct: the fields of ``DEFAULTS`` (values are copied per instance)."""
 
-    DEFAULTS = {}  # type: dict
+    DEFAULTS: ClassVar[Dict[str, Any]] = {}
 
     def __init__(self):
         for name, value in self.DEFAULTS.items():
@@ -241,9 +242,10 @@ class _Fields:
 
 
 class PhysXParams(_Fields):
-    DEFAULTS = {
+    DEFAULTS: ClassVar[Dict[str, Any]] = {
         "always_use_articulations": False, "bounce_threshold_velocity": 0.2,
-        "contact_collection": ContactCollection.CC_ALL_SUBSTEPS,  # docstring: CC_ALL_SUBSTEPS "(default)"
+        # the docstring of ContactCollection: CC_ALL_SUBSTEPS "(default)"
+        "contact_collection": ContactCollection.CC_ALL_SUBSTEPS,
         "contact_offset": 0.02, "default_buffer_size_multiplier": 2.0,
         "friction_correlation_distance": 0.025, "friction_offset_threshold": 0.04,
         "max_depenetration_velocity": 100.0, "max_gpu_contact_pairs": 1024 * 1024,
@@ -253,7 +255,7 @@ class PhysXParams(_Fields):
 
 
 class FlexParams(_Fields):
-    DEFAULTS = {
+    DEFAULTS: ClassVar[Dict[str, Any]] = {
         "contact_regularization": 0.0, "deterministic_mode": False, "dynamic_friction": 1.0,
         "friction_mode": 0, "geometric_stiffness": 1.0, "max_rigid_contacts": 1000000,
         "max_soft_contacts": 1000000, "num_inner_iterations": 50, "num_outer_iterations": 4,
@@ -264,7 +266,7 @@ class FlexParams(_Fields):
 
 
 class SimParams(_Fields):
-    DEFAULTS = {
+    DEFAULTS: ClassVar[Dict[str, Any]] = {
         "dt": 1.0 / 60.0, "enable_actor_creation_warning": True, "flex": FlexParams,
         "gravity": lambda: Vec3(0.0, -9.80665, 0.0), "num_client_threads": 0,
         "physx": PhysXParams, "stress_visualization": False, "stress_visualization_max": 1e5,
@@ -274,26 +276,29 @@ class SimParams(_Fields):
 
 
 class PlaneParams(_Fields):
-    DEFAULTS = {"distance": 0.0, "dynamic_friction": 1.0, "normal": lambda: Vec3(0.0, 1.0, 0.0),
-                "restitution": 0.0, "segmentation_id": 0, "static_friction": 1.0}
+    DEFAULTS: ClassVar[Dict[str, Any]] = {
+        "distance": 0.0, "dynamic_friction": 1.0, "normal": lambda: Vec3(0.0, 1.0, 0.0),
+        "restitution": 0.0, "segmentation_id": 0, "static_friction": 1.0}
 
 
 class VhacdParams(_Fields):
-    DEFAULTS = {"alpha": 0.05, "beta": 0.05, "concavity": 0.0, "convex_hull_approximation": True,
-                "convex_hull_downsampling": 4, "max_convex_hulls": 64,
-                "max_num_vertices_per_ch": 64, "min_volume_per_ch": 0.0001, "mode": 0,
-                "ocl_acceleration": True, "pca": 0, "plane_downsampling": 4,
-                "project_hull_vertices": True, "resolution": 100000}
+    DEFAULTS: ClassVar[Dict[str, Any]] = {
+        "alpha": 0.05, "beta": 0.05, "concavity": 0.0, "convex_hull_approximation": True,
+        "convex_hull_downsampling": 4, "max_convex_hulls": 64,
+        "max_num_vertices_per_ch": 64, "min_volume_per_ch": 0.0001, "mode": 0,
+        "ocl_acceleration": True, "pca": 0, "plane_downsampling": 4,
+        "project_hull_vertices": True, "resolution": 100000}
 
 
 class AssetOptions(_Fields):
-    DEFAULTS = {
+    DEFAULTS: ClassVar[Dict[str, Any]] = {
         "angular_damping": 0.5, "armature": 0.0, "collapse_fixed_joints": False,
         "convex_decomposition_from_submeshes": False,
         "default_dof_drive_mode": int(DofDriveMode.DOF_MODE_NONE), "density": 1000.0,
         "disable_gravity": False, "enable_gyroscopic_forces": True, "fix_base_link": False,
         "flip_visual_attachments": False, "linear_damping": 0.0, "max_angular_velocity": 64.0,
-        "max_linear_velocity": 1000.0, "mesh_normal_mode": MeshNormalMode.FROM_ASSET, "min_particle_mass": 1e-9,
+        "max_linear_velocity": 1000.0, "mesh_normal_mode": MeshNormalMode.FROM_ASSET,
+        "min_particle_mass": 1e-9,
         "override_com": False, "override_inertia": False, "replace_cylinder_with_capsule": False,
         "slices_per_cylinder": 20, "tendon_limit_stiffness": 1.0, "thickness": 0.02,
         "use_mesh_materials": False, "use_physx_armature": True, "vhacd_enabled": False,
@@ -302,20 +307,23 @@ class AssetOptions(_Fields):
 
 
 class CameraProperties(_Fields):
-    DEFAULTS = {"enable_tensors": False, "far_plane": 2000000.0, "height": 900,
-                "horizontal_fov": 90.0, "near_plane": 0.1, "supersampling_horizontal": 1,
-                "supersampling_vertical": 1, "use_collision_geometry": False, "width": 1600}
+    DEFAULTS: ClassVar[Dict[str, Any]] = {
+        "enable_tensors": False, "far_plane": 2000000.0, "height": 900,
+        "horizontal_fov": 90.0, "near_plane": 0.1, "supersampling_horizontal": 1,
+        "supersampling_vertical": 1, "use_collision_geometry": False, "width": 1600}
 
 
 class RigidBodyProperties(_Fields):
-    DEFAULTS = {"com": Vec3, "flags": 0, "inertia": Mat33, "invInertia": Mat33, "invMass": 0.0,
-                "mass": 0.0}
+    DEFAULTS: ClassVar[Dict[str, Any]] = {
+        "com": Vec3, "flags": 0, "inertia": Mat33, "invInertia": Mat33, "invMass": 0.0,
+        "mass": 0.0}
 
 
 class RigidShapeProperties(_Fields):
-    DEFAULTS = {"compliance": 0.0, "contact_offset": 0.02, "filter": 0, "friction": 1.0,
-                "restitution": 0.0, "rest_offset": 0.0, "rolling_friction": 0.0,
-                "thickness": 0.0, "torsion_friction": 0.0}
+    DEFAULTS: ClassVar[Dict[str, Any]] = {
+        "compliance": 0.0, "contact_offset": 0.02, "filter": 0, "friction": 1.0,
+        "restitution": 0.0, "rest_offset": 0.0, "rolling_friction": 0.0,
+        "thickness": 0.0, "torsion_friction": 0.0}
 
 
 class Tensor:

@@ -6,19 +6,54 @@ Misuse that the real SDK would accept silently (or crash on) raises
 SDK reports by value (None, False) are reported so, with the reason on stderr.
 """
 
-from ._enums import FLAGS, MEMBERS
-from ._enums import (CameraFollowMode, ContactCollection, CoordinateSpace,  # noqa: F401
-                     DofDriveMode, DofType, ImageType, IndexDomain, JointType, KeyboardInput,
-                     MeshNormalMode, MeshType, MouseInput, SimType, SoftMaterialType,
-                     TendonType, TensorDataType, UpAxis, UsdMaterialMode)
+import torch  # noqa: F401  (before mujoco: the other order aborts at exit under EGL)
+
+from ._enums import (  # noqa: F401
+    FLAGS,
+    MEMBERS,
+    CameraFollowMode,
+    ContactCollection,
+    CoordinateSpace,
+    DofDriveMode,
+    DofType,
+    ImageType,
+    IndexDomain,
+    JointType,
+    KeyboardInput,
+    MeshNormalMode,
+    MeshType,
+    MouseInput,
+    SimType,
+    SoftMaterialType,
+    TendonType,
+    TensorDataType,
+    UpAxis,
+    UsdMaterialMode,
+)
 from ._gym_base import GymBase, traced
 from ._gym_build import BuildMixin
 from ._gym_graphics import GraphicsMixin
 from ._gym_tensors import TensorMixin
-from ._types import (AssetOptions, CameraProperties, FlexParams, Mat33,  # noqa: F401
-                     PhysXParams, PlaneParams, Quat, RigidBodyProperties, RigidShapeProperties,
-                     SimParams, Tensor, Transform, Vec3, VhacdParams)
-from ._types import Asset, Env, Sim, Viewer  # noqa: F401
+from ._types import (  # noqa: F401  # noqa: F401
+    Asset,
+    AssetOptions,
+    CameraProperties,
+    Env,
+    FlexParams,
+    Mat33,
+    PhysXParams,
+    PlaneParams,
+    Quat,
+    RigidBodyProperties,
+    RigidShapeProperties,
+    Sim,
+    SimParams,
+    Tensor,
+    Transform,
+    Vec3,
+    VhacdParams,
+    Viewer,
+)
 
 globals().update(MEMBERS)  # DOF_MODE_POS, SIM_PHYSX, IMAGE_COLOR, ...: module constants
 globals().update(FLAGS)
