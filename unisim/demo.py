@@ -26,7 +26,7 @@ import numpy as np
 
 from . import models
 from .backend import Backend
-from .errors import SetupError
+from .errors import RemoteError, SetupError
 from .policy import MlpPolicy
 
 POLICY = "quadruped_policy.npz"
@@ -100,7 +100,12 @@ def demo(num_envs: int, steps: int, python: str | None, video: str | None) -> De
             fallen |= step.terminated.numpy()
             observations = step.observations
             if recorder is not None and i % VIDEO_STRIDE == 0:
-                recorder.capture()
+                try:
+                    recorder.capture()
+                except RemoteError as exc:  # no OpenGL on this machine: walk on, no video
+                    print(f"no video: the worker cannot render ({exc.remote_message}); "
+                          "`python -m unisim doctor` shows which GL backend works here")
+                    recorder = None
         walked = sim.qpos[:, 0] - start[0][:, 0]
         video_path = str(recorder.close()) if recorder is not None else None
         info = sim.worker_info
