@@ -65,8 +65,8 @@ def profile(data: dict[str, Any]) -> str:
          f"unisim workers=1, threads={data['machine']['cpus']}",
          "worker's stepper in-process, all threads"),
         ("3.8 physics: MjData loop in-process, 1 thread", "3.8 in-process MjData loop", None),
-        ("3.8 + the stepper's Python loop and copies", "3.8 worker's stepper in-process",
-         "3.8 in-process MjData loop"),
+        ("3.8: the worker's stepper instead (its Python loop, slot copies included)",
+         "3.8 worker's stepper in-process", "3.8 in-process MjData loop"),
         ("3.8 + process boundary (1 worker)", "3.8 worker, workers=1",
          "3.8 worker's stepper in-process"),
     ]
