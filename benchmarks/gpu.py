@@ -13,7 +13,7 @@ synchronised at the end. Latency: one step including synchronisation, median.
 ``--json`` keeps every figure (written after each N, so a run cut short keeps what it
 measured); ``--publish`` writes a saved run and the GPU test suite's outcome (pytest's
 ``--junitxml``, as ``scripts/gpu_run.sh`` writes them) as the block ``figures:NAME`` of the
-docs with its result file (benchmarks/figures.py).
+docs with its result file (scripts/doc_figures.py).
 
 Needs an NVIDIA GPU, torch with CUDA, and JAX with CUDA plus mujoco-mjx in this interpreter.
 """
@@ -271,7 +271,8 @@ def publish_run(results: str, tests: str | None, name: str) -> int:
     """The GPU run's block: the test suite's outcome, then the benchmark's table."""
     from xml.etree import ElementTree
 
-    from figures import publish
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from doc_figures import publish
 
     run = json.loads(Path(results).read_text())
     data: dict[str, Any] = {"benchmark": run, "tests": None}

@@ -2,15 +2,16 @@
 
 The stepping strategy is chosen once, from what the installed MuJoCo offers:
 ``mujoco.batch`` (MuJoCo 4: a C thread pool, bit-identical to a loop over MjData) or a
-loop over one ``MjData`` per env (MuJoCo 3.x, e.g. on Python 3.8).
+Python loop over every env's state in one scratch ``MjData`` (MuJoCo 3.x, e.g. on 3.8).
 """
 
+import copy
 import os
 
 import numpy as np
 
-from engines import rendering
-from engines.base import Engine, EngineFault
+from engines import mujoco_physics, physics, rendering
+from engines.base import Engine, EngineFault, slot
 from engines.mjmodel import Scene
 from shm import ArenaCache
 
@@ -22,8 +23,7 @@ class LoopStepper:
     Each env's integration state (``mjSTATE_INTEGRATION``: everything ``mj_step`` reads,
     warm start included) is a row of ``states``, loaded into the scratch data, stepped and
     stored back: bit-identical to one MjData per env, but a step touches a few KB per env
-    instead of a whole MjData (about 0.5 MB each for an ant under MuJoCo 3.2), which is
-    what kept many such workers from scaling.
+    instead of a whole MjData (about 0.5 MB each for an ant under MuJoCo 3.2).
     """
 
     name = "loop"
@@ -38,23 +38,46 @@ class LoopStepper:
         # The state vector starts with time, qpos, qvel (mjtState's order).
         self.qpos = self.states[:, 1:1 + model.nq]
         self.qvel = self.states[:, 1 + model.nq:1 + model.nq + model.nv]
+        # The scratch data's warning table (mjWarningStat: lastinfo, number) as contiguous
+        # bytes: one bytes comparison per env step (~0.4 us) tells whether it warned.
+        self.table = warning_table(self.data)
+        self.counter = memoryview(self.table).cast("B")
+        self.clean = bytes(len(self.counter))
+        self.raised = np.zeros(num_envs, dtype=np.uint8)  # warning bits since warnings()
+        self.models = [model] * num_envs  # one copy each once physics is randomised
         self.reset_rows(range(num_envs), None, None)
 
+    def own_models(self):
+        """Give every env its own ``MjModel`` copy, for per-env physics parameters."""
+        self.models = [copy.copy(self.model) for _ in self.models]
+
     def step(self, ctrl, substeps, qpos, qvel):
-        mujoco, model, data, spec = self.mujoco, self.model, self.data, self.spec
+        mujoco, data, spec = self.mujoco, self.data, self.spec
         set_state, get_state, mj_step = mujoco.mj_setState, mujoco.mj_getState, mujoco.mj_step
-        own_ctrl = data.ctrl
-        for state, ctrl_row in zip(self.states, ctrl):
+        own_ctrl, counter, clean = data.ctrl, self.counter, self.clean
+        for i, (model, state, ctrl_row) in enumerate(zip(self.models, self.states, ctrl)):
             set_state(model, data, state, spec)
             own_ctrl[:] = ctrl_row
             mj_step(model, data, substeps)
             get_state(model, data, state, spec)
+            if counter != clean:
+                self._collect_warnings(i)
         qpos[:] = self.qpos
         qvel[:] = self.qvel
 
+    def _collect_warnings(self, i):
+        self.raised[i] |= warning_bits(self.table[:, 1])
+        self.table[:] = 0
+
+    def warnings(self, out):
+        """Write each env's warnings since the last call as a bitmask; clear them."""
+        out[:] = self.raised
+        self.raised[:] = 0
+
     def reset_rows(self, ids, qpos, qvel):
-        mujoco, model, data = self.mujoco, self.model, self.data
+        mujoco, data = self.mujoco, self.data
         for i in ids:
+            model = self.models[i]
             if self.keyframe is None:
                 mujoco.mj_resetData(model, data)
             else:
@@ -63,8 +86,19 @@ class LoopStepper:
                 data.qpos[:] = qpos[i]
             if qvel is not None:
                 data.qvel[:] = qvel[i]
+            self.raised[i] = 0  # a reset clears an env's warnings, as mj_resetData does
             mujoco.mj_forward(model, data)
-            mujoco.mj_getState(model, data, self.states[i], self.spec)
+            if self.counter != self.clean:
+                self._collect_warnings(i)
+            self.store(i)
+
+    def load(self, i):
+        """The scratch ``MjData``, holding env ``i``'s state (``store(i)`` keeps changes)."""
+        self.mujoco.mj_setState(self.models[i], self.data, self.states[i], self.spec)
+        return self.data
+
+    def store(self, i):
+        self.mujoco.mj_getState(self.models[i], self.data, self.states[i], self.spec)
 
     def publish(self, ids, qpos, qvel):
         qpos[ids] = self.qpos[ids]
@@ -88,6 +122,7 @@ class BatchStepper:
         self.ctrl = self.batch.bind("ctrl")
         self.qpos = self.batch.bind("qpos")
         self.qvel = self.batch.bind("qvel")
+        self.counts = self.batch.warning[:, :, 1]  # (nsim, mjNWARNING) counters, writable
         self.reset_rows(np.arange(num_envs), None, None)
 
     def step(self, ctrl, substeps, qpos, qvel):
@@ -95,6 +130,15 @@ class BatchStepper:
         self.batch.step(nstep=substeps)
         qpos[:] = self.qpos
         qvel[:] = self.qvel
+
+    def warnings(self, out):
+        """Write each env's warnings since the last call as a bitmask; clear the counters."""
+        counts = self.counts
+        if counts.any():
+            out[:] = warning_bits(counts)
+            counts[...] = 0
+        else:
+            out[:] = 0
 
     def reset_rows(self, ids, qpos, qvel):
         ids = np.asarray(ids, dtype=np.int64)
@@ -115,6 +159,8 @@ class BatchStepper:
 
 
 class MujocoEngine(Engine):
+    physics_quantities = mujoco_physics.QUANTITIES
+
     def __init__(self):
         self.slots = {}
         self.stepper = None
@@ -132,7 +178,35 @@ class MujocoEngine(Engine):
         self.stepper = stepper_class(mujoco, model, num_envs, scene.key_id, threads)
         self.mujoco = mujoco
         self.model = model
-        return scene.layout("mujoco", mujoco.__version__, self.stepper.name)
+        layout = scene.layout("mujoco", mujoco.__version__, self.stepper.name)
+        # Per-env MuJoCo warnings of the last step (bit k: mjtWarning k), named for the host.
+        layout["slots"].append(slot("warnings", "|u1", []))
+        layout["report"] = {"warnings": warning_names(mujoco)}
+        self.physics = self.physics_applier(spec.get("physics"))
+        layout["slots"] += physics.slots(spec.get("physics"))
+        return layout
+
+    # -- physics randomisation (engines/mujoco_physics.py) -----------------------------
+
+    def physics_applier(self, spec):
+        """What applies ``spec``'s draws to this engine's simulations (None: no spec)."""
+        if not spec:
+            return None
+        plan = mujoco_physics.MujocoPhysics(self.mujoco, self.model, spec)
+        stepper = self.stepper
+        if isinstance(stepper, BatchStepper):
+            return mujoco_physics.BatchPhysics(plan, stepper.batch, stepper.qvel)
+        stepper.own_models()
+        return mujoco_physics.LoopPhysics(self.mujoco, plan, stepper)
+
+    def randomize(self, parameters, push):
+        slots = self.slots
+        ids = np.flatnonzero(slots["reset_mask"])
+        if parameters and "physics" in slots:
+            self.physics.apply(ids, slots["physics"])
+        if push:
+            self.physics.push(ids, slots["push"])
+            self.stepper.publish(ids, slots["qpos"], slots["qvel"])
 
     def attach(self, slots):
         self.slots = slots
@@ -147,6 +221,7 @@ class MujocoEngine(Engine):
             self.stepper.step(slots["ctrl"], substeps, slots["qpos"], slots["qvel"])
         except Exception as exc:
             raise EngineFault("MuJoCo step failed: %s" % exc) from exc
+        self.stepper.warnings(slots["warnings"])
 
     def reset(self, use_qpos, use_qvel):
         slots = self.slots
@@ -181,6 +256,27 @@ class MujocoEngine(Engine):
         if self.frames is not None:
             self.frames.close()
         self.stepper = None
+
+
+def warning_names(mujoco):
+    """Names of MuJoCo's warnings by bit (``mjWARN_BADCTRL`` -> ``badctrl``); MuJoCo 3.2
+    has 8, MuJoCo 4 has 7, so the host learns them from the worker."""
+    members = [(int(w), name) for name, w in mujoco.mjtWarning.__members__.items()
+               if name != "mjNWARNING"]
+    return [name[len("mjWARN_"):].lower() for _, name in sorted(members)]
+
+
+def warning_table(data):
+    """``data.warning`` as a writable (mjNWARNING, 2) int32 view: lastinfo, number."""
+    lastinfo = data.warning.lastinfo
+    return np.lib.stride_tricks.as_strided(lastinfo, shape=(len(lastinfo), 2),
+                                           strides=(lastinfo.strides[0], lastinfo.itemsize))
+
+
+def warning_bits(counts):
+    """Bitmask (uint8) of the nonzero warning counters along the last axis."""
+    raised = np.asarray(counts) > 0
+    return (raised * (1 << np.arange(raised.shape[-1]))).sum(axis=-1).astype(np.uint8)
 
 
 def _has_batch(mujoco):
