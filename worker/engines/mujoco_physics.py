@@ -146,39 +146,35 @@ class BatchPhysics:
 
 
 class LoopPhysics:
-    """Applies draws to one ``MjModel`` copy per env (MuJoCo 3.x)."""
+    """Applies draws to one ``MjModel`` copy per env (MuJoCo 3.x), through the loop
+    stepper, which keeps every env's state as a row and steps it in one scratch MjData."""
 
-    def __init__(self, mujoco, plan, models, datas):
+    def __init__(self, mujoco, plan, stepper):
         self.mujoco = mujoco
         self.plan = plan
-        self.models = models
-        self.datas = datas
+        self.stepper = stepper
 
     def apply(self, ids, draws):
         rows = np.asarray(ids, dtype=np.int64)
         writes = self.plan.writes(draws[rows])
-        mujoco = self.mujoco
-        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        mujoco, stepper = self.mujoco, self.stepper
         for j, i in enumerate(rows):
-            model = self.models[i]
+            model = stepper.models[i]
             for write in writes:
                 target = _field(model, write.field)
                 if write.component is None:
                     target[write.elements] = write.values[j]
                 else:
                     target[write.elements, write.component] = write.values[j]
-            if self.plan.needs_const:  # mj_setConst overwrites the data: keep the state
-                data = self.datas[i]
-                state = np.empty(mujoco.mj_stateSize(model, spec))
-                mujoco.mj_getState(model, data, state, spec)
-                mujoco.mj_setConst(model, data)
-                mujoco.mj_setState(model, data, state, spec)
-                mujoco.mj_forward(model, data)
+            if self.plan.needs_const:  # mj_setConst overwrites the data: reload the state
+                mujoco.mj_setConst(model, stepper.load(i))
+                mujoco.mj_forward(model, stepper.load(i))
+                stepper.store(i)
 
     def push(self, ids, velocities):
         root = self.plan.root
         for i in ids:
-            self.datas[i].qvel[root:root + physics.PUSH_WIDTH] += velocities[i]
+            self.stepper.qvel[i, root:root + physics.PUSH_WIDTH] += velocities[i]
 
 
 def _field(model, name):
