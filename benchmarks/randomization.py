@@ -120,7 +120,7 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=9)
     args = parser.parse_args()
     num_envs, reps = (256, 3) if args.quick else (4096, args.reps)
-    workers = [None]
+    workers: list[str | None] = [None]
     py38 = os.environ.get("UNISIM_PY38")
     if py38:
         workers.append(py38)

@@ -6,6 +6,8 @@ slots from ``init``'s reply, creates them in shared memory (each with a leading
 with the number of environments moves through those slots, never through replies.
 """
 
+from typing import Tuple  # noqa: F401 - the type comment below
+
 
 class EngineFault(RuntimeError):
     """An error after which the engine's state is no longer trustworthy."""
@@ -25,7 +27,7 @@ class Engine:
     # worker reads it after ``init``, so an engine may set it there (IsaacGym: GPU pipeline).
     device_resident = False
     # What ``randomize`` can apply (engines/physics.py); INIT refuses anything else by name.
-    physics_quantities = ()
+    physics_quantities = ()  # type: Tuple[str, ...]
 
     def init(self, spec, worker):
         """Build the scene from the INIT payload; return the layout.

@@ -20,14 +20,18 @@ from typing import Any, List
 import numpy as np
 
 from engines import isaacgym_mapping as mapping
-from engines import mjcf_scan
+from engines import mjcf_scan, physics
 from engines.base import Engine, EngineFault, slot
 from engines.isaacgym_options import Options
 
 
 class IsaacGymEngine(Engine):
+    # engines/isaacgym_physics.py (which imports the SDK, so it is named here)
+    physics_quantities = ("friction", "mass", "damping", "armature", "gain", "push")
+
     def __init__(self):
         self.slots = {}
+        self.physics: Any = None
         self.io: Any = None  # isaacgym_io.HostSlots or DeviceSlots, from attach
         self.tempdir = tempfile.mkdtemp(prefix="unisim-isaacgym-")
 
@@ -79,6 +83,14 @@ class IsaacGymEngine(Engine):
         if options.camera is not None:
             slots.append(slot("image", "|u1", [options.camera["height"],
                                               options.camera["width"], 3]))
+        if spec.get("physics"):
+            from engines.isaacgym_physics import IsaacPhysics
+
+            if self.device_resident and options.choose_plane(spec) == "cuda":
+                raise ValueError("physics randomisation on IsaacGym reads its draws from host "
+                                 "memory: use data_plane='shm' with it")
+            self.physics = IsaacPhysics(self.sim, scenes, spec["physics"])
+            slots += physics.slots(spec["physics"])
         return {
             "engine": "isaacgym",
             "engine_version": "Preview 4",
@@ -137,6 +149,16 @@ class IsaacGymEngine(Engine):
         self.sim.stage(rows, qpos, qvel)
         state = self.sim.state()
         self.io.publish({"qpos": state["qpos"], "qvel": state["qvel"]})
+
+    def randomize(self, parameters, push):
+        """Apply the flagged rows' physics draws and pushes (engines/isaacgym_physics.py)."""
+        rows = np.flatnonzero(self.slots["reset_mask"])
+        if parameters and "physics" in self.slots:
+            self.physics.apply(rows, self.slots["physics"])
+        if push:
+            self.physics.push(rows, self.slots["push"])
+            state = self.sim.state()
+            self.io.publish({"qpos": state["qpos"], "qvel": state["qvel"]})
 
     def capture(self, request):
         if "image" not in self.slots:
