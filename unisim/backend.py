@@ -50,6 +50,9 @@ class Backend:
     worker by CUDA IPC instead: they are then torch CUDA tensors, and a step is ordered on
     torch's current stream with no host copy (docs/cuda-ipc.md). Naming a ``device`` also
     defaults to one worker.
+
+    ``randomization`` (a ``PhysicsRandomization``) gives every env its own physics,
+    drawn at start and, by default, at each of its resets (docs/randomization.md).
     """
 
     def __init__(self, engine: str = "mujoco", model: str | Path | None = None,
