@@ -11,6 +11,7 @@ import importlib.util
 import os
 import platform
 import sys
+import time
 import traceback
 
 
@@ -79,7 +80,8 @@ class Worker:
         self.slots = {}
         self.bell = None
         self.bell_seen = 0  # the last REQUEST value served
-        self.bell_spin = 0.0
+        self.forecast = None  # when the host's next request is due (doorbell.Forecast)
+        self.replied_at = 0.0
         self.host_pid = os.getppid()
 
     def send(self, kind, payload):
@@ -92,13 +94,14 @@ class Worker:
     def hello(self):
         import numpy
 
-        from engines import ENGINES
+        from engines import ENGINES, capabilities
 
         self.send(self.protocol.Kind.HELLO, {
             "protocol": self.protocol.VERSION,
             "python": platform.python_version(),
             "numpy": numpy.__version__,
             "engines": sorted(ENGINES),
+            "capabilities": capabilities(),
             "pid": os.getpid(),
         })
 
@@ -140,8 +143,10 @@ class Worker:
         """Wait for the doorbell; run a STEP from shared memory or a frame from the pipe."""
         bell = self.protocol.doorbell
         line, words = self.bell, self.bell.words
-        seq = line.await_change(bell.REQUEST, self.bell_seen, bell.WORKER_WAITING,
-                                self.bell_spin, 0.5, self.check_host)
+        doze, spin = self.forecast.plan()
+        seq = line.await_change(bell.REQUEST, self.bell_seen, bell.WORKER_WAITING, spin, 0.5,
+                                self.check_host, doze)
+        self.forecast.observe(time.perf_counter() - self.replied_at)
         self.bell_seen = seq
         if words[bell.COMMAND] == bell.CMD_STEP:
             self.request_id, self.command = seq, self.protocol.Command.STEP
@@ -154,6 +159,7 @@ class Worker:
         else:
             self.serve_frame()
         line.publish(bell.REPLY, seq, bell.HOST_WAITING)
+        self.replied_at = time.perf_counter()
 
     def check_host(self):
         """Exit if the host died (we were re-parented): nobody will ever ring again."""
@@ -197,7 +203,9 @@ class Worker:
         self.require_engine()
         self.bell = self.protocol.doorbell.Line(self.slots["doorbell"])
         self.bell_seen = int(self.bell.words[self.protocol.doorbell.REQUEST])
-        self.bell_spin = float(payload.get("spin_us", 100.0)) * 1e-6
+        spin = float(payload.get("spin_us", 100.0)) * 1e-6
+        self.forecast = self.protocol.doorbell.Forecast(spin)
+        self.replied_at = time.perf_counter()
         return {}
 
     def on_step(self, payload):
