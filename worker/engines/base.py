@@ -50,10 +50,11 @@ class Engine:
         """Reset envs flagged in ``reset_mask``; take qpos/qvel from the slots if flagged."""
         raise NotImplementedError
 
-    def randomize(self, parameters, push):
+    def randomize(self, parameters, push, resetting=False):
         """For envs flagged in ``reset_mask``: apply their ``physics`` slot rows to the
         model (``parameters``) and add their ``push`` rows to the root velocity (``push``),
-        publishing the new state. Only called when INIT had a ``physics`` spec."""
+        publishing the new state. Only called when INIT had a ``physics`` spec.
+        ``resetting``: a reset of those envs follows, so their state need not be kept."""
         raise NotImplementedError("this engine cannot randomise physics")
 
     def capture(self, request):

@@ -150,7 +150,7 @@ class IsaacGymEngine(Engine):
         state = self.sim.state()
         self.io.publish({"qpos": state["qpos"], "qvel": state["qvel"]})
 
-    def randomize(self, parameters, push):
+    def randomize(self, parameters, push, resetting=False):
         """Apply the flagged rows' physics draws and pushes (engines/isaacgym_physics.py)."""
         rows = np.flatnonzero(self.slots["reset_mask"])
         if parameters and "physics" in self.slots:

@@ -129,7 +129,8 @@ class BatchPhysics:
         self.batch = batch
         self.qvel = qvel
 
-    def apply(self, ids, draws):
+    def apply(self, ids, draws, keep_state=True):
+        """Write the draws of ``ids``; ``set_const`` keeps every simulation's state."""
         rows = np.asarray(ids, dtype=np.int64)
         for write in self.plan.writes(draws[rows]):
             target = self.batch.expand(write.field)
@@ -154,7 +155,9 @@ class LoopPhysics:
         self.models = models
         self.datas = datas
 
-    def apply(self, ids, draws):
+    def apply(self, ids, draws, keep_state=True):
+        """Write the draws of ``ids``; ``keep_state``: their state survives mj_setConst
+        (not needed before a reset)."""
         rows = np.asarray(ids, dtype=np.int64)
         writes = self.plan.writes(draws[rows])
         mujoco = self.mujoco
@@ -167,13 +170,17 @@ class LoopPhysics:
                     target[write.elements] = write.values[j]
                 else:
                     target[write.elements, write.component] = write.values[j]
-            if self.plan.needs_const:  # mj_setConst overwrites the data: keep the state
-                data = self.datas[i]
-                state = np.empty(mujoco.mj_stateSize(model, spec))
-                mujoco.mj_getState(model, data, state, spec)
+            if not self.plan.needs_const:
+                continue
+            data = self.datas[i]
+            if not keep_state:
                 mujoco.mj_setConst(model, data)
-                mujoco.mj_setState(model, data, state, spec)
-                mujoco.mj_forward(model, data)
+                continue
+            state = np.empty(mujoco.mj_stateSize(model, spec))  # mj_setConst overwrites it
+            mujoco.mj_getState(model, data, state, spec)
+            mujoco.mj_setConst(model, data)
+            mujoco.mj_setState(model, data, state, spec)
+            mujoco.mj_forward(model, data)
 
     def push(self, ids, velocities):
         root = self.plan.root
