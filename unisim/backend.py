@@ -126,8 +126,9 @@ class Backend:
         self._pids = pool.pids
         bar = ProgressBar(f"{self.engine} init", enabled=self._progress)
         try:
-            replies = pool.call(Command.INIT, lambda m: {**self._spec, "num_envs": len(m.rows)},
-                                self._init_timeout, bar.update)
+            replies = pool.call(Command.INIT, lambda m: {
+                **self._spec, "num_envs": len(m.rows), "first_env": m.rows.start,
+                "total_envs": self.num_envs}, self._init_timeout, bar.update)
         except RemoteError as exc:
             if exc.exc_type != "ModuleNotFoundError":
                 raise
@@ -142,7 +143,7 @@ class Backend:
         finally:
             bar.close()
         layout = Layout.from_replies(replies)
-        self.report: dict[str, Any] = replies[0].get("report", {})  # engine's configuration
+        self.report = merged_report(replies, [m.rows for m in pool.members])
         if arena is None:
             self.layout = layout
             arena = self._resources.arena = self._plane.allocate(layout, self.num_envs,
@@ -152,7 +153,7 @@ class Backend:
             self._reset_mask = views["reset_mask"]
             self._monitor = WarningMonitor(policy=self.nan_policy,
                                            flags=views.get("warnings"),
-                                           names=self.report.get("warnings", ()),
+                                           names=replies[0].get("report", {}).get("warnings", ()),
                                            num_envs=self.num_envs)
         elif layout != self.layout:
             raise SetupError("the restarted workers report a different layout",
@@ -474,6 +475,17 @@ def handshake(pool: WorkerPool, python: str, engine: str, timeout: float,
         raise SetupError(f"worker has no engine {engine!r}",
                          hint=f"choose one of {hello.get('engines')}")
     return hello
+
+
+def merged_report(replies: Sequence[dict[str, Any]], rows: Sequence[range]) -> dict[str, Any]:
+    """The engine's configuration report: the worker's own, or with several workers
+    ``{"workers": [{"envs": [start, stop], "report": ...}, ...]}`` (one per worker, since
+    each read back its own sim)."""
+    reports = [reply.get("report", {}) for reply in replies]
+    if len(reports) == 1:
+        return dict(reports[0])
+    return {"workers": [{"envs": [r.start, r.stop], "report": report}
+                        for r, report in zip(rows, reports, strict=True)]}
 
 
 def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:

@@ -9,6 +9,10 @@ so a test can predict every number. ``Fault`` scripts crashes, hangs, slow repli
 remote errors and stream corruption by command and call count. The pytest plugin
 (``unisim.testing.pytest_plugin``, registered automatically) adds the fixtures
 ``unisim_mock`` and ``unisim_leak_guard``.
+
+``isaacgym_fake_python(python)`` gives an interpreter on which ``import isaacgym`` is a
+behavioural fake of the IsaacGym SDK (gymapi, gymtorch) on MuJoCo, for running IsaacGym
+code in CI without the SDK or a GPU (docs/isaacgym.md).
 """
 
 from __future__ import annotations
@@ -20,9 +24,11 @@ from typing import Any
 from ..backend import Backend
 from ..physics_draws import by_label
 from .faults import Fault
+from .isaacgym_fake_env import isaacgym_fake_python
 from .leaks import LeakError, leak_guard
 
-__all__ = ["Fault", "LeakError", "applied_physics", "leak_guard", "mock_backend"]
+__all__ = ["Fault", "LeakError", "applied_physics", "isaacgym_fake_python", "leak_guard",
+           "mock_backend"]
 
 
 def mock_backend(num_envs: int = 4, *, model: str | Path | None = None,

@@ -17,7 +17,7 @@ Imported only from ``IsaacGymEngine.init``, after the SDK. Type-checked against
 isaacgym-stubs; not yet run against the SDK fake (see docs/randomization.md).
 """
 
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Sequence, Tuple
 
 # isort: off
 from isaacgym import gymapi  # IsaacGym refuses to load after torch
@@ -148,14 +148,14 @@ class IsaacPhysics:
             idle = dofs["driveMode"][entry.positions] == int(gymapi.DOF_MODE_NONE)
             dofs["driveMode"][entry.positions[idle & (values > 0)]] = int(gymapi.DOF_MODE_VEL)
 
-    def push(self, rows: np.ndarray, velocities: np.ndarray) -> None:
-        """Add ``velocities`` rows to the free root's qvel, staged like a reset."""
+    def pushed(self, rows: np.ndarray, velocities: np.ndarray) -> Tuple[Any, Any]:
+        """``(qpos, qvel)`` of ``rows`` with ``velocities`` added to the free root's qvel,
+        for the engine to stage as a reset does."""
         state = self.sim.state()
-        qpos = state["qpos"][rows]
         qvel = state["qvel"][rows].clone()
         push = velocities[rows, :physics.PUSH_WIDTH]
         qvel[:, :physics.PUSH_WIDTH] += qvel.new_tensor(push)
-        self.sim.stage(rows, qpos, qvel)
+        return state["qpos"][rows].clone(), qvel
 
 
 def _scaled(inertia: Any, ratio: float) -> Any:
