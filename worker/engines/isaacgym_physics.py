@@ -14,7 +14,7 @@
 Refused by name at INIT: gravity (one sim parameter, not per env) and joint stiffness (a
 DOF's stiffness is its position drive's kp: randomise the actuator's gain instead).
 Imported only from ``IsaacGymEngine.init``, after the SDK. Type-checked against
-isaacgym-stubs; not yet run against the SDK fake (see docs/randomization.md).
+isaacgym-stubs and run end to end on the SDK fake (tests/test_physics_isaacgym.py).
 """
 
 from typing import Any, Dict, List, Sequence, Tuple
@@ -37,6 +37,8 @@ class IsaacPhysics:
         self.sim = sim
         gym = sim.gym
         actuators = [a.name for a in scenes[0].actuators]
+        for wire in spec["parameters"]:
+            _refuse(wire)
         self.entries = physics.resolve(spec, {
             "geoms": [], "bodies": list(sim.body_names), "joints": list(sim.dof_names),
             "actuators": actuators})
@@ -68,12 +70,6 @@ class IsaacPhysics:
             self._check(entry, sim.drives)
 
     def _check(self, entry: Any, drives: Sequence[Any]) -> None:
-        if entry.target == "geoms":
-            raise ValueError("%s: IsaacGym's MJCF importer keeps no geom names; name bodies "
-                             "(friction(..., bodies=[...]))" % entry.label)
-        if entry.quantity == "friction" and "world" in entry.names:
-            raise ValueError("%s: the ground plane's friction is one IsaacGym sim parameter, "
-                             "not per env; leave 'world' out" % entry.label)
         if entry.quantity == "gain":
             for name, position in zip(entry.names, entry.positions):
                 if not drives[0].position[position]:
@@ -156,6 +152,16 @@ class IsaacPhysics:
         push = velocities[rows, :physics.PUSH_WIDTH]
         qvel[:, :physics.PUSH_WIDTH] += qvel.new_tensor(push)
         return state["qpos"][rows].clone(), qvel
+
+
+def _refuse(wire: Dict[str, Any]) -> None:
+    """What IsaacGym has no per-env handle for, refused before names are looked up."""
+    if wire["target"] == "geoms":
+        raise ValueError("%s: IsaacGym's MJCF importer keeps no geom names; name bodies "
+                         "(friction(..., bodies=[...]))" % wire["label"])
+    if wire["quantity"] == "friction" and "world" in wire["names"]:
+        raise ValueError("%s: the ground plane's friction is one IsaacGym sim parameter, not "
+                         "per env; leave 'world' out" % wire["label"])
 
 
 def _scaled(inertia: Any, ratio: float) -> Any:
