@@ -26,7 +26,7 @@ GENERATED = ROOT / ".typings"
 ADAPTER = ("engines/isaacgym_engine.py", "engines/isaacgym_sim.py", "engines/isaacgym_io.py",
            "engines/isaacgym_mapping.py", "engines/isaacgym_options.py",
            "engines/isaacgym_kinematics.py", "engines/mjcf_scan.py",
-           "cuda_ipc.py")
+           "engines/isaacgym_physics.py", "cuda_ipc.py")
 PY38 = ROOT / ".venv38" / "bin" / "python"
 
 

@@ -199,11 +199,11 @@ class MujocoEngine(Engine):
         stepper.own_models()
         return mujoco_physics.LoopPhysics(self.mujoco, plan, stepper)
 
-    def randomize(self, parameters, push):
+    def randomize(self, parameters, push, resetting=False):
         slots = self.slots
         ids = np.flatnonzero(slots["reset_mask"])
         if parameters and "physics" in slots:
-            self.physics.apply(ids, slots["physics"])
+            self.physics.apply(ids, slots["physics"], keep_state=not resetting)
         if push:
             self.physics.push(ids, slots["push"])
             self.stepper.publish(ids, slots["qpos"], slots["qvel"])

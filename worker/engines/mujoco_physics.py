@@ -129,7 +129,8 @@ class BatchPhysics:
         self.batch = batch
         self.qvel = qvel
 
-    def apply(self, ids, draws):
+    def apply(self, ids, draws, keep_state=True):
+        """Write the draws of ``ids``; ``set_const`` keeps every simulation's state."""
         rows = np.asarray(ids, dtype=np.int64)
         for write in self.plan.writes(draws[rows]):
             target = self.batch.expand(write.field)
@@ -154,7 +155,9 @@ class LoopPhysics:
         self.plan = plan
         self.stepper = stepper
 
-    def apply(self, ids, draws):
+    def apply(self, ids, draws, keep_state=True):
+        """Write the draws of ``ids``; ``keep_state``: their state survives mj_setConst
+        (not needed before a reset)."""
         rows = np.asarray(ids, dtype=np.int64)
         writes = self.plan.writes(draws[rows])
         mujoco, stepper = self.mujoco, self.stepper
@@ -166,8 +169,11 @@ class LoopPhysics:
                     target[write.elements] = write.values[j]
                 else:
                     target[write.elements, write.component] = write.values[j]
-            if self.plan.needs_const:  # mj_setConst overwrites the data: reload the state
-                mujoco.mj_setConst(model, stepper.load(i))
+            if not self.plan.needs_const:
+                continue
+            # mj_setConst overwrites the data it is given: reload the env's state after it
+            mujoco.mj_setConst(model, stepper.load(i))
+            if keep_state:
                 mujoco.mj_forward(model, stepper.load(i))
                 stepper.store(i)
 

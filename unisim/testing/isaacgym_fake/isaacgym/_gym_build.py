@@ -15,6 +15,7 @@ from ._types import (
     DOF_STATE,
     Asset,
     Env,
+    IndexRange,
     RigidBodyProperties,
     RigidShapeProperties,
     Sim,
@@ -314,6 +315,19 @@ class BuildMixin:
             props = RigidShapeProperties()
             props.friction = float(actor.model.geom_friction[geom, 0])
             result.append(props)
+        return result
+
+    def get_actor_rigid_body_shape_indices(self, arg0, arg1):
+        """Each body's slice of the actor's shape list (its geoms; MuJoCo orders geoms by
+        body, as the shape list is)."""
+        model = self._actor(arg0, arg1).model
+        owners = model.geom_bodyid[model.geom_bodyid > 0]
+        result = []
+        for body in range(1, model.nbody):
+            indices = IndexRange()
+            indices.start = int((owners < body).sum())
+            indices.count = int((owners == body).sum())
+            result.append(indices)
         return result
 
     def set_actor_rigid_shape_properties(self, arg0, arg1, arg2):

@@ -319,6 +319,10 @@ class RigidBodyProperties(_Fields):
         "mass": 0.0}
 
 
+class IndexRange(_Fields):
+    DEFAULTS: ClassVar[Dict[str, Any]] = {"count": 0, "start": 0}
+
+
 class RigidShapeProperties(_Fields):
     DEFAULTS: ClassVar[Dict[str, Any]] = {
         "compliance": 0.0, "contact_offset": 0.02, "filter": 0, "friction": 1.0,
