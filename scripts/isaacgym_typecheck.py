@@ -24,7 +24,8 @@ WORKER = ROOT / "worker"
 TYPINGS = ROOT / "typings"
 GENERATED = ROOT / ".typings"
 ADAPTER = ("engines/isaacgym_engine.py", "engines/isaacgym_sim.py", "engines/isaacgym_io.py",
-           "engines/isaacgym_mapping.py", "engines/isaacgym_options.py", "engines/mjcf_scan.py",
+           "engines/isaacgym_mapping.py", "engines/isaacgym_options.py",
+           "engines/isaacgym_kinematics.py", "engines/mjcf_scan.py",
            "cuda_ipc.py")
 PY38 = ROOT / ".venv38" / "bin" / "python"
 
