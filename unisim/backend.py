@@ -140,7 +140,7 @@ class Backend:
         finally:
             bar.close()
         layout = Layout.from_replies(replies)
-        self.report = merged_report(replies, self._rows)
+        self.report = merged_report(replies, [m.rows for m in pool.members])
         if arena is None:
             self.layout = layout
             arena = self._resources.arena = self._plane.allocate(layout, self.num_envs,
@@ -150,7 +150,7 @@ class Backend:
             self._reset_mask = views["reset_mask"]
             self._monitor = WarningMonitor(policy=self.nan_policy,
                                            flags=views.get("warnings"),
-                                           names=self.report.get("warnings", ()),
+                                           names=replies[0].get("report", {}).get("warnings", ()),
                                            num_envs=self.num_envs)
         elif layout != self.layout:
             raise SetupError("the restarted workers report a different layout",
