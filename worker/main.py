@@ -11,6 +11,7 @@ import importlib.util
 import os
 import platform
 import sys
+import time
 import traceback
 
 
@@ -59,6 +60,7 @@ class Worker:
         self.reader = reader
         self.writer = writer
         self.engine = None
+        self.physics_spec = None
         self.request_id = 0
         self.command = None
         self.running = True
@@ -73,11 +75,13 @@ class Worker:
             commands.SHUTDOWN: self.on_shutdown,
             commands.DOORBELL: self.on_doorbell,
             commands.RENDER: self.on_render,
+            commands.PHYSICS: self.on_physics,
         }
         self.slots = {}
         self.bell = None
         self.bell_seen = 0  # the last REQUEST value served
-        self.bell_spin = 0.0
+        self.forecast = None  # when the host's next request is due (doorbell.Forecast)
+        self.replied_at = 0.0
         self.host_pid = os.getppid()
 
     def send(self, kind, payload):
@@ -90,13 +94,14 @@ class Worker:
     def hello(self):
         import numpy
 
-        from engines import ENGINES
+        from engines import ENGINES, capabilities
 
         self.send(self.protocol.Kind.HELLO, {
             "protocol": self.protocol.VERSION,
             "python": platform.python_version(),
             "numpy": numpy.__version__,
             "engines": sorted(ENGINES),
+            "capabilities": capabilities(),
             "pid": os.getpid(),
         })
 
@@ -138,8 +143,10 @@ class Worker:
         """Wait for the doorbell; run a STEP from shared memory or a frame from the pipe."""
         bell = self.protocol.doorbell
         line, words = self.bell, self.bell.words
-        seq = line.await_change(bell.REQUEST, self.bell_seen, bell.WORKER_WAITING,
-                                self.bell_spin, 0.5, self.check_host)
+        doze, spin = self.forecast.plan()
+        seq = line.await_change(bell.REQUEST, self.bell_seen, bell.WORKER_WAITING, spin, 0.5,
+                                self.check_host, doze)
+        self.forecast.observe(time.perf_counter() - self.replied_at)
         self.bell_seen = seq
         if words[bell.COMMAND] == bell.CMD_STEP:
             self.request_id, self.command = seq, self.protocol.Command.STEP
@@ -152,6 +159,7 @@ class Worker:
         else:
             self.serve_frame()
         line.publish(bell.REPLY, seq, bell.HOST_WAITING)
+        self.replied_at = time.perf_counter()
 
     def check_host(self):
         """Exit if the host died (we were re-parented): nobody will ever ring again."""
@@ -165,12 +173,15 @@ class Worker:
 
     def on_init(self, payload):
         from engines import create
+        from engines.physics import refuse_unsupported
 
         if self.engine is not None:
             raise RuntimeError("INIT was already done; start a new worker for a new scene")
         engine = create(payload["engine"])
+        refuse_unsupported(payload.get("physics"), engine.physics_quantities, payload["engine"])
         layout = engine.init(payload, self)
         self.engine = engine
+        self.physics_spec = payload.get("physics")
         return layout
 
     def on_attach(self, payload):
@@ -192,7 +203,9 @@ class Worker:
         self.require_engine()
         self.bell = self.protocol.doorbell.Line(self.slots["doorbell"])
         self.bell_seen = int(self.bell.words[self.protocol.doorbell.REQUEST])
-        self.bell_spin = float(payload.get("spin_us", 100.0)) * 1e-6
+        spin = float(payload.get("spin_us", 100.0)) * 1e-6
+        self.forecast = self.protocol.doorbell.Forecast(spin)
+        self.replied_at = time.perf_counter()
         return {}
 
     def on_step(self, payload):
@@ -205,8 +218,22 @@ class Worker:
     def on_reset(self, payload):
         use_qpos = field(payload, "RESET", "qpos", bool, False)
         use_qvel = field(payload, "RESET", "qvel", bool, False)
+        if field(payload, "RESET", "physics", bool, False):
+            self.require_physics().randomize(True, False)
         self.require_engine().reset(use_qpos, use_qvel)
         return {}
+
+    def on_physics(self, payload):
+        parameters = field(payload, "PHYSICS", "parameters", bool, False)
+        push = field(payload, "PHYSICS", "push", bool, False)
+        self.require_physics().randomize(parameters, push)
+        return {}
+
+    def require_physics(self):
+        engine = self.require_engine()
+        if self.physics_spec is None:
+            raise RuntimeError("no physics randomisation was declared at INIT")
+        return engine
 
     def on_capture(self, payload):
         return self.require_engine().capture(payload)

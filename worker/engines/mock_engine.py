@@ -8,6 +8,12 @@ The layout comes from the options (``nq``, ``nv``, ``nu``, ``*_names``, ``timest
 ``qpos0``) or, when the INIT names a ``model``, from that MJCF file read as XML (no
 MuJoCo needed): its joints, actuators, bodies, timestep and keyframes.
 
+Physics randomisation (engines/physics.py) is accepted for every quantity, with names
+checked against the layout's names (``geom_names`` from the options): the mock records
+what it was asked in two slots users' tests can read, ``mock_physics`` (each env's
+``physics`` row as last applied) and ``mock_physics_applied`` (applications per env), and
+adds pushes to ``qvel[:, :6]`` (its first nv entries when nv < 6).
+
 Faults are scripted by the host in the INIT options as a list of maps::
 
     {"command": "STEP", "call": 3, "action": "kill", ...}
@@ -26,6 +32,7 @@ import time
 
 import numpy as np
 
+from engines import physics
 from engines.base import Engine, EngineFault, slot
 
 
@@ -38,6 +45,9 @@ class ScriptedError(RuntimeError):
 
 
 class MockEngine(Engine):
+    physics_quantities = ("friction", "mass", "damping", "stiffness", "armature", "gain",
+                          "gravity", "push")
+
     def __init__(self):
         self.calls = {}
         self.faults = []
@@ -68,6 +78,13 @@ class MockEngine(Engine):
         if self.initial_qpos.shape != (nq,) or self.initial_qvel.shape != (nv,):
             raise ValueError("qpos0 must have %d values and qvel0 %d" % (nq, nv))
         options = layout
+        spec = spec.get("physics")
+        if spec:
+            physics.resolve(spec, {
+                "geoms": list(options.get("geom_names", [])),
+                "bodies": list(options.get("body_names", [])),
+                "joints": list(options.get("joint_names", [])),
+                "actuators": list(options.get("actuator_names", []))})
         return {
             "engine": "mock",
             "engine_version": "1",
@@ -82,8 +99,26 @@ class MockEngine(Engine):
             "keyframes": list(options.get("keyframes", [])),
             "ctrl_range": [list(r) for r in options.get("ctrl_range", [[-1.0, 1.0]] * nu)],
             "slots": [slot("ctrl", "<f8", [nu]), slot("qpos", "<f8", [nq]),
-                      slot("qvel", "<f8", [nv])],
+                      slot("qvel", "<f8", [nv]), *self._physics_slots(spec)],
         }
+
+    @staticmethod
+    def _physics_slots(spec):
+        if not spec:
+            return []
+        return [*physics.slots(spec), slot("mock_physics", "<f8", [int(spec["columns"])]),
+                slot("mock_physics_applied", "<i8", [])]
+
+    def randomize(self, parameters, push):
+        self._fault("PHYSICS")
+        slots = self.slots
+        rows = slots["reset_mask"].astype(bool)
+        if parameters and "physics" in slots:
+            slots["mock_physics"][rows] = slots["physics"][rows]
+            slots["mock_physics_applied"][rows] += 1
+        if push:
+            width = min(physics.PUSH_WIDTH, self.nv)
+            slots["qvel"][rows, :width] += slots["push"][rows, :width]
 
     def attach(self, slots):
         self._fault("ATTACH")

@@ -1,6 +1,6 @@
 """What every ``Gym`` method shares: the call trace, and refusing a destroyed sim.
 
-The trace (``Gym.trace``, and one line per call appended to the file named by
+The trace (``Gym._fake_trace``, and one line per call appended to the file named by
 ``$ISAACGYM_FAKE_TRACE`` when set) lets a test check the order of calls the SDK's docs
 prescribe, also when the fake runs in a worker process.
 """
@@ -43,7 +43,7 @@ def _wrap(name, method):
             if state is not None and state.destroyed:
                 raise FakeError("Gym.%s on a sim after destroy_sim: its handles are freed "
                                 "(the SDK would read freed memory); create a new sim" % name)
-        self.trace.append(name)
+        self._fake_trace.append(name)
         path = os.environ.get(TRACE_ENV)
         if path:
             with open(path, "a") as handle:
@@ -55,7 +55,7 @@ def _wrap(name, method):
 
 class GymBase:
     def __init__(self, *args, **kwargs):
-        self.trace = []
+        self._fake_trace = []
 
     def __getattr__(self, name):
         raise AttributeError(

@@ -30,10 +30,11 @@ from ._enums import (  # noqa: F401
     UpAxis,
     UsdMaterialMode,
 )
-from ._gym_base import GymBase, traced
-from ._gym_build import BuildMixin
-from ._gym_graphics import GraphicsMixin
-from ._gym_tensors import TensorMixin
+from ._gym_base import GymBase as _GymBase
+from ._gym_base import traced as _traced
+from ._gym_build import BuildMixin as _BuildMixin
+from ._gym_graphics import GraphicsMixin as _GraphicsMixin
+from ._gym_tensors import TensorMixin as _TensorMixin
 from ._types import (  # noqa: F401  # noqa: F401
     Asset,
     AssetOptions,
@@ -59,8 +60,8 @@ globals().update(MEMBERS)  # DOF_MODE_POS, SIM_PHYSX, IMAGE_COLOR, ...: module c
 globals().update(FLAGS)
 
 
-@traced
-class Gym(BuildMixin, TensorMixin, GraphicsMixin, GymBase):
+@_traced
+class Gym(_BuildMixin, _TensorMixin, _GraphicsMixin, _GymBase):
     """The gym: one per process (``acquire_gym``)."""
 
 
