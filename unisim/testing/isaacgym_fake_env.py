@@ -49,8 +49,9 @@ def isaacgym_fake_python(base_python: str | os.PathLike[str]) -> str:
     """The path of a Python on which ``import isaacgym`` is the SDK fake.
 
     ``base_python`` is a Python >= 3.8 with numpy (< 1.24 on 3.8, as IsaacGym needs),
-    msgpack, MuJoCo >= 3.2 and torch; a missing one is a ``SetupError`` naming it and the pip command that installs it. The
-    venv is built once under ``$UNISIM_CACHE_DIR`` (default ``~/.cache/unisim``) and reused.
+    msgpack, MuJoCo >= 3.2 and torch; a missing one is a ``SetupError`` naming it and the
+    pip command that installs it. The venv is built once under ``$UNISIM_CACHE_DIR``
+    (default ``~/.cache/unisim``) and reused.
     """
     base = Path(os.path.abspath(os.fspath(base_python)))
     if not os.access(base, os.X_OK):
