@@ -9,12 +9,21 @@ import signal
 import subprocess
 import threading
 import weakref
-from importlib import resources
+from importlib.util import find_spec
 from pathlib import Path
 
 import unisim.protocol as protocol
 
-WORKER_MAIN = Path(str(resources.files("unisim.worker") / "main.py"))
+
+def _worker_dir() -> Path:
+    """The worker package's folder, found without importing it (the host never does)."""
+    spec = find_spec("unisim.worker")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("unisim's worker package is missing from this installation")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+BOOTSTRAP = _worker_dir() / "bootstrap.py"
 PROTOCOL_DIR = Path(protocol.__file__).resolve().parent
 _SCRUBBED_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONSAFEPATH")
 STDERR_LINES = 60
@@ -45,7 +54,7 @@ class WorkerProcess:
     def __init__(self, python: str, env: dict[str, str] | None = None) -> None:
         self.python = python
         self.popen = subprocess.Popen(
-            [python, str(WORKER_MAIN), "--protocol", str(PROTOCOL_DIR)],
+            [python, str(BOOTSTRAP), str(PROTOCOL_DIR)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=worker_environment(env), start_new_session=True, bufsize=0,
         )

@@ -1,17 +1,19 @@
 """unisim worker: one engine behind the framed protocol on stdin/stdout.
 
-Run as ``python worker/main.py --protocol <dir of protocol package>`` by the host;
-Python 3.8+, stdlib + numpy + msgpack + the chosen engine's SDK. The protocol package
-is loaded by file path because this interpreter cannot see the host's site-packages.
+Started by ``bootstrap.py``; Python 3.8+, stdlib + numpy + msgpack + the chosen
+engine's SDK.
 """
 
-import argparse
 import faulthandler
-import importlib.util
 import os
 import platform
 import sys
 import traceback
+
+from unisim import protocol
+from unisim.protocol import arena
+
+from .engines import ENGINES, create
 
 
 def take_over_stdio():
@@ -29,20 +31,6 @@ def take_over_stdio():
     return proto_in, proto_out
 
 
-def load_protocol(directory):
-    """Import the protocol package from ``directory`` under a private module name."""
-    init = os.path.join(directory, "__init__.py")
-    spec = importlib.util.spec_from_file_location(
-        "unisim_protocol", init, submodule_search_locations=[directory]
-    )
-    if spec is None or spec.loader is None:
-        raise RuntimeError("cannot load the unisim protocol from %r" % directory)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def field(payload, command, name, kind, default):
     """``payload[name]``, checked to be a ``kind`` (bool is not an int here)."""
     value = payload.get(name, default)
@@ -54,8 +42,7 @@ def field(payload, command, name, kind, default):
 class Worker:
     """Message loop: reads requests, dispatches them to the engine, writes replies."""
 
-    def __init__(self, protocol, reader, writer):
-        self.protocol = protocol
+    def __init__(self, reader, writer):
         self.reader = reader
         self.writer = writer
         self.engine = None
@@ -81,19 +68,17 @@ class Worker:
         self.host_pid = os.getppid()
 
     def send(self, kind, payload):
-        self.writer.write(self.protocol.pack(kind, self.request_id, self.command, payload))
+        self.writer.write(protocol.pack(kind, self.request_id, self.command, payload))
 
     def progress(self, done, total, text=""):
         """Tell the host the current request is alive (re-arms its deadline)."""
-        self.send(self.protocol.Kind.PROGRESS, {"done": done, "total": total, "text": text})
+        self.send(protocol.Kind.PROGRESS, {"done": done, "total": total, "text": text})
 
     def hello(self):
         import numpy
 
-        from engines import ENGINES
-
-        self.send(self.protocol.Kind.HELLO, {
-            "protocol": self.protocol.VERSION,
+        self.send(protocol.Kind.HELLO, {
+            "protocol": protocol.VERSION,
             "python": platform.python_version(),
             "numpy": numpy.__version__,
             "engines": sorted(ENGINES),
@@ -108,14 +93,13 @@ class Worker:
                     self.serve_frame()
                 else:
                     self.serve_bell()
-        except self.protocol.StreamClosed:
+        except protocol.StreamClosed:
             pass
         if self.engine is not None:
             self.engine.close()
 
     def serve_frame(self):
         """Read one request frame from the pipe and answer it."""
-        protocol = self.protocol
         body = self.reader.read()
         try:
             kind, self.request_id, self.command, payload = protocol.unpack(body)
@@ -130,19 +114,19 @@ class Worker:
         self.send(protocol.Kind.REPLY, reply)
 
     def send_error(self, exc):
-        self.send(self.protocol.Kind.ERROR, self.protocol.error_record(
+        self.send(protocol.Kind.ERROR, protocol.error_record(
             type(exc).__name__, str(exc), traceback.format_exc(),
             bool(getattr(exc, "faulted", False))))
 
     def serve_bell(self):
         """Wait for the doorbell; run a STEP from shared memory or a frame from the pipe."""
-        bell = self.protocol.doorbell
+        bell = protocol.doorbell
         line, words = self.bell, self.bell.words
         seq = line.await_change(bell.REQUEST, self.bell_seen, bell.WORKER_WAITING,
                                 self.bell_spin, 0.5, self.check_host)
         self.bell_seen = seq
         if words[bell.COMMAND] == bell.CMD_STEP:
-            self.request_id, self.command = seq, self.protocol.Command.STEP
+            self.request_id, self.command = seq, protocol.Command.STEP
             try:
                 self.engine.step(int(words[bell.SUBSTEPS]))
                 words[bell.STATUS] = bell.STATUS_OK
@@ -156,7 +140,7 @@ class Worker:
     def check_host(self):
         """Exit if the host died (we were re-parented): nobody will ever ring again."""
         if os.getppid() != self.host_pid:
-            raise self.protocol.StreamClosed("the host process is gone")
+            raise protocol.StreamClosed("the host process is gone")
 
     def require_engine(self):
         if self.engine is None:
@@ -164,8 +148,6 @@ class Worker:
         return self.engine
 
     def on_init(self, payload):
-        from engines import create
-
         if self.engine is not None:
             raise RuntimeError("INIT was already done; start a new worker for a new scene")
         engine = create(payload["engine"])
@@ -174,12 +156,10 @@ class Worker:
         return layout
 
     def on_attach(self, payload):
-        from shm import attach_arena
-
         engine = self.require_engine()
-        self.slots = attach_arena(payload["arena"])
+        self.slots = arena.attach(payload["arena"])
         if "cuda" in payload:  # device-resident slots, shared by CUDA IPC
-            from cuda_ipc import DeviceMapping
+            from unisim.protocol.cuda_arena import DeviceMapping
 
             if not engine.device_resident:
                 raise ValueError("engine %s keeps its state in host memory; use data_plane='shm'"
@@ -190,8 +170,8 @@ class Worker:
 
     def on_doorbell(self, payload):
         self.require_engine()
-        self.bell = self.protocol.doorbell.Line(self.slots["doorbell"])
-        self.bell_seen = int(self.bell.words[self.protocol.doorbell.REQUEST])
+        self.bell = protocol.doorbell.Line(self.slots["doorbell"])
+        self.bell_seen = int(self.bell.words[protocol.doorbell.REQUEST])
         self.bell_spin = float(payload.get("spin_us", 100.0)) * 1e-6
         return {}
 
@@ -222,14 +202,10 @@ class Worker:
         return {}
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--protocol", required=True, help="directory of the protocol package")
-    args = parser.parse_args(argv)
+def main():
     faulthandler.enable()  # a native crash leaves its traceback in the host's crash report
     proto_in, proto_out = take_over_stdio()
-    protocol = load_protocol(args.protocol)
-    worker = Worker(protocol, protocol.FrameReader(proto_in), protocol.FrameWriter(proto_out))
+    worker = Worker(protocol.FrameReader(proto_in), protocol.FrameWriter(proto_out))
     worker.hello()
     try:
         worker.serve()
@@ -239,7 +215,3 @@ def main(argv=None):
     except BrokenPipeError:
         return 0  # the host went away; nothing left to tell it
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

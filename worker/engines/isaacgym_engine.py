@@ -19,10 +19,10 @@ from typing import Any, List
 
 import numpy as np
 
-from engines import isaacgym_mapping as mapping
-from engines import mjcf_scan
-from engines.base import Engine, EngineFault, slot
-from engines.isaacgym_options import Options
+from . import isaacgym_mapping as mapping
+from . import mjcf_scan
+from .base import Engine, EngineFault, slot
+from .isaacgym_options import Options
 
 
 class IsaacGymEngine(Engine):
@@ -42,7 +42,7 @@ class IsaacGymEngine(Engine):
         num_envs = int(spec["num_envs"])
         options = Options(spec.get("options"), num_envs)
         if options.choose_plane(spec) == "cuda":
-            from cuda_ipc import driver  # the worker's ctypes binding of libcuda
+            from unisim.protocol.cuda_driver import driver  # the worker's ctypes binding of libcuda
 
             options.place_on(driver().ordinal_of(spec["device"]["uuid"]))
         # The worker checks this before a CUDA ATTACH: only GPU tensors can be shared.
@@ -61,7 +61,7 @@ class IsaacGymEngine(Engine):
         self.initial_qvel = np.array([initial[v][1] for v in assignment])
 
         worker.progress(0, num_envs, "importing IsaacGym (the first run compiles gymtorch)")
-        from engines.isaacgym_sim import IsaacSim  # the SDK, lazily: isaacgym, then torch
+        from .isaacgym_sim import IsaacSim  # the SDK, lazily: isaacgym, then torch
 
         self.sim = IsaacSim(scenes, assignment, options, worker.progress)
         self.sim.stage(np.arange(num_envs), self.initial_qpos, self.initial_qvel)
@@ -109,7 +109,7 @@ class IsaacGymEngine(Engine):
         return mjcf_scan.scan(source)
 
     def attach(self, slots):
-        from engines.isaacgym_io import DeviceSlots, HostSlots
+        from .isaacgym_io import DeviceSlots, HostSlots
 
         self.slots = slots
         if isinstance(slots["ctrl"], np.ndarray):

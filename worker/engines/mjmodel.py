@@ -3,7 +3,7 @@
 Loading it from the INIT spec, resolving its keyframe, and the layout they report.
 """
 
-from engines.base import slot
+from .base import slot
 
 
 def load_model(mujoco, source):

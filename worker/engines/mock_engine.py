@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from engines.base import Engine, EngineFault, slot
+from .base import Engine, EngineFault, slot
 
 
 class ScriptedError(RuntimeError):
@@ -121,7 +121,7 @@ class MockEngine(Engine):
 
 def _mjcf_layout(model, keyframe):
     """The mock layout of an MJCF file, read as XML."""
-    from engines.mjcf_scan import scan
+    from .mjcf_scan import scan
 
     scene = scan(model)
     qpos0, qvel0 = scene.initial_state(keyframe)

@@ -9,10 +9,11 @@ import os
 
 import numpy as np
 
-from engines import rendering
-from engines.base import Engine, EngineFault
-from engines.mjmodel import Scene
-from shm import ArenaCache
+from unisim.protocol.arena import ArenaCache
+
+from . import rendering
+from .base import Engine, EngineFault
+from .mjmodel import Scene
 
 
 class LoopStepper:

@@ -8,11 +8,12 @@ renders each row's state (or a physics backend's qpos rows, from an arena declar
 request) from a camera into those rows. Several workers share the arena, each its rows.
 """
 
-from engines import rendering
-from engines.base import Engine, slot
-from engines.mjmodel import load_model
-from engines.randomizer import Randomizer
-from shm import ArenaCache
+from unisim.protocol.arena import ArenaCache
+
+from . import rendering
+from .base import Engine, slot
+from .mjmodel import load_model
+from .randomizer import Randomizer
 
 
 class RenderEngine(Engine):
