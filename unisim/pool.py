@@ -55,6 +55,14 @@ class WorkerPool:
         for k, row_range in enumerate(rows):
             process = WorkerProcess(python, env=None if envs is None else envs[k])
             self.members.append(Member(process, Channel(process), row_range))
+        # How a worker learns that a request frame waits: it reads the pipe (nothing to do),
+        # unless a stepping strategy has it wait elsewhere (stepping.DoorbellStepping).
+        self.announce: Callable[[Member, int], None] = lambda member, request_id: None
+
+    def send(self, member: Member, command: int, payload: dict[str, Any],
+             timeout: float) -> None:
+        """Send one request frame to ``member``; ``member.channel.wait()`` collects it."""
+        self.announce(member, member.channel.send(command, payload, timeout))
 
     @property
     def dead(self) -> BaseException | None:
@@ -77,7 +85,7 @@ class WorkerPool:
         for member in targets:
             body = payload(member) if callable(payload) else payload
             try:
-                member.channel.send(command, body, timeout)
+                self.send(member, command, body, timeout)
             except UnisimError:
                 self.kill()
                 raise
@@ -141,13 +149,13 @@ class Workers:
         """Stop the workers politely (SHUTDOWN to all, then every reply), then firmly."""
         if self.pool is None:
             return
-        members = self.pool.members
-        self.pool = None
+        pool, self.pool = self.pool, None
+        members = pool.members
         try:
             polite = [m for m in members if m.channel.dead is None and m.process.alive()]
             for member in polite:
                 try:
-                    member.channel.send(Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
+                    pool.send(member, Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
                 except (UnisimError, OSError):
                     pass
             for member in polite:

@@ -14,6 +14,7 @@ from unisim import protocol
 from unisim.protocol import arena
 
 from .engines import ENGINES, create
+from .requests import BellRequests, PipeRequests
 
 
 def take_over_stdio():
@@ -40,11 +41,11 @@ def field(payload, command, name, kind, default):
 
 
 class Worker:
-    """Message loop: reads requests, dispatches them to the engine, writes replies."""
+    """Message loop: takes requests, dispatches them to the engine, answers them."""
 
     def __init__(self, reader, writer):
-        self.reader = reader
         self.writer = writer
+        self.requests = PipeRequests(reader)  # BellRequests after DOORBELL
         self.engine = None
         self.request_id = 0
         self.command = None
@@ -62,10 +63,6 @@ class Worker:
             commands.RENDER: self.on_render,
         }
         self.slots = {}
-        self.bell = None
-        self.bell_seen = 0  # the last REQUEST value served
-        self.bell_spin = 0.0
-        self.host_pid = os.getppid()
 
     def send(self, kind, payload):
         self.writer.write(protocol.pack(kind, self.request_id, self.command, payload))
@@ -89,58 +86,25 @@ class Worker:
         """Serve until SHUTDOWN or end-of-file on the pipe."""
         try:
             while self.running:
-                if self.bell is None:
-                    self.serve_frame()
-                else:
-                    self.serve_bell()
+                self.requests.serve_one(self)
         except protocol.StreamClosed:
             pass
         if self.engine is not None:
             self.engine.close()
 
-    def serve_frame(self):
-        """Read one request frame from the pipe and answer it."""
-        body = self.reader.read()
+    def handle(self, request_id, command, payload):
+        """The reply payload of one request, or None when it failed (its ERROR frame sent)."""
+        self.request_id, self.command = request_id, command
         try:
-            kind, self.request_id, self.command, payload = protocol.unpack(body)
-            if kind != protocol.Kind.REQUEST or self.command is None:
-                raise protocol.MessageError(
-                    "worker accepts only REQUEST frames with a command, got %s"
-                    % protocol.describe(kind, self.command))
-            reply = self.handlers[self.command](payload)
+            return self.handlers[command](payload)
         except Exception as exc:  # every failure crosses as data
             self.send_error(exc)
-            return
-        self.send(protocol.Kind.REPLY, reply)
+            return None
 
     def send_error(self, exc):
         self.send(protocol.Kind.ERROR, protocol.error_record(
             type(exc).__name__, str(exc), traceback.format_exc(),
             bool(getattr(exc, "faulted", False))))
-
-    def serve_bell(self):
-        """Wait for the doorbell; run a STEP from shared memory or a frame from the pipe."""
-        bell = protocol.doorbell
-        line, words = self.bell, self.bell.words
-        seq = line.await_change(bell.REQUEST, self.bell_seen, bell.WORKER_WAITING,
-                                self.bell_spin, 0.5, self.check_host)
-        self.bell_seen = seq
-        if words[bell.COMMAND] == bell.CMD_STEP:
-            self.request_id, self.command = seq, protocol.Command.STEP
-            try:
-                self.engine.step(int(words[bell.SUBSTEPS]))
-                words[bell.STATUS] = bell.STATUS_OK
-            except Exception as exc:
-                words[bell.STATUS] = bell.STATUS_ERROR
-                self.send_error(exc)
-        else:
-            self.serve_frame()
-        line.publish(bell.REPLY, seq, bell.HOST_WAITING)
-
-    def check_host(self):
-        """Exit if the host died (we were re-parented): nobody will ever ring again."""
-        if os.getppid() != self.host_pid:
-            raise protocol.StreamClosed("the host process is gone")
 
     def require_engine(self):
         if self.engine is None:
@@ -170,9 +134,8 @@ class Worker:
 
     def on_doorbell(self, payload):
         self.require_engine()
-        self.bell = protocol.doorbell.Line(self.slots["doorbell"])
-        self.bell_seen = int(self.bell.words[protocol.doorbell.REQUEST])
-        self.bell_spin = float(payload.get("spin_us", 100.0)) * 1e-6
+        spin = float(payload.get("spin_us", 100.0)) * 1e-6
+        self.requests = BellRequests(self.slots["doorbell"], self.requests, spin)
         return {}
 
     def on_step(self, payload):

@@ -39,7 +39,9 @@ class Engine:
         raise NotImplementedError
 
     def step(self, substeps):
-        """Read controls from the slots, advance ``substeps`` physics steps, publish state."""
+        """Read controls from the slots, advance ``substeps`` physics steps, publish state.
+
+        ``substeps`` is a positive int, checked by the worker loop."""
         raise NotImplementedError
 
     def reset(self, use_qpos, use_qvel):

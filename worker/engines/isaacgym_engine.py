@@ -119,8 +119,6 @@ class IsaacGymEngine(Engine):
         self.io.publish(self.sim.state())
 
     def step(self, substeps):
-        if substeps < 1:
-            raise ValueError("substeps must be at least 1, got %d" % substeps)
         self.io.begin()
         ctrl = self.io.ctrl()
         try:

@@ -180,8 +180,6 @@ class MjxEngine(Engine):
         self.io.publish({"qpos": self.data.qpos, "qvel": self.data.qvel})
 
     def step(self, substeps):
-        if substeps < 1:
-            raise ValueError("substeps must be at least 1, got %d" % substeps)
         with self.io.guard():
             ctrl = self.io.read("ctrl")
             try:

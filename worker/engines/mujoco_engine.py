@@ -130,8 +130,6 @@ class MujocoEngine(Engine):
         self.stepper.publish(everything, slots["qpos"], slots["qvel"])
 
     def step(self, substeps):
-        if substeps < 1:
-            raise ValueError("substeps must be at least 1, got %d" % substeps)
         slots = self.slots
         try:
             self.stepper.step(slots["ctrl"], substeps, slots["qpos"], slots["qvel"])
