@@ -11,7 +11,9 @@ from .errors import (
     BackendDead,
     ProtocolError,
     RemoteError,
+    RenderWorkerDied,
     SetupError,
+    StateError,
     UnisimError,
     WorkerCrashed,
     WorkerDied,
@@ -19,7 +21,7 @@ from .errors import (
 )
 from .layout import Layout
 from .randomizer import Randomizer
-from .render_pool import RenderPool, RenderWorkerDied
+from .render_pool import RenderPool
 
 if TYPE_CHECKING:
     from .tasks import Task
@@ -39,6 +41,6 @@ def make(name: str, num_envs: int = 1, *, python: str | Path | None = None, seed
 
 __all__ = [
     "Backend", "BackendDead", "Layout", "ProtocolError", "Randomizer", "RemoteError",
-    "RenderPool", "RenderWorkerDied", "SetupError", "UnisimError", "WorkerCrashed",
+    "RenderPool", "RenderWorkerDied", "SetupError", "StateError", "UnisimError", "WorkerCrashed",
     "WorkerDied", "WorkerTimeout", "errors", "make", "models",
 ]

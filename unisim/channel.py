@@ -15,7 +15,14 @@ from typing import Any
 
 import unisim.protocol as protocol
 
-from .errors import BackendDead, ProtocolError, RemoteError, WorkerCrashed, WorkerTimeout
+from .errors import (
+    BackendDead,
+    ProtocolError,
+    RemoteError,
+    StateError,
+    WorkerCrashed,
+    WorkerTimeout,
+)
 from .process import WorkerProcess
 from .watchdog import Watchdog
 
@@ -88,7 +95,8 @@ class Channel:
 
     def wait(self, on_progress: Progress | None = None) -> dict[str, Any]:
         """The reply payload of the request in flight."""
-        assert self._pending is not None, "wait() without send()"
+        if self._pending is None:
+            raise StateError("wait() with no request in flight: send() first")
         request_id, command, timeout = self._pending
         return self._await(request_id, command, timeout, on_progress)
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import SetupError
+from .errors import SetupError, StateError
 from .layout import RESET_MASK, Layout
 from .planes import import_torch
 from .protocol import arena as layout
@@ -169,8 +169,7 @@ class CudaPlane:
         return self._host
 
     def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
-        assert self._arena is not None
-        return {"arena": arena.declaration(rows, line), "cuda": self._arena.declaration()}
+        return {"arena": arena.declaration(rows, line), "cuda": self._device().declaration()}
 
     def attached(self) -> None:
         """Order the host's stream after the copy of the worker's initial state."""
@@ -203,13 +202,16 @@ class CudaPlane:
         stream: int = self._torch.cuda.current_stream(self.device).cuda_stream
         return stream
 
+    def _device(self) -> DeviceArena:
+        if self._arena is None:
+            raise StateError("the CUDA plane has no device arena: allocate() comes first")
+        return self._arena
+
     def inputs_written(self) -> None:
-        assert self._arena is not None
-        self._arena.record_inputs(self._stream())
+        self._device().record_inputs(self._stream())
 
     def outputs_awaited(self) -> None:
-        assert self._arena is not None
-        self._arena.await_outputs(self._stream())
+        self._device().await_outputs(self._stream())
 
     def close(self) -> None:
         """Destroy the events; the memory goes with the last tensor over it (the host arena

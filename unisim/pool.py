@@ -152,16 +152,18 @@ class Workers:
         pool, self.pool = self.pool, None
         members = pool.members
         try:
-            polite = [m for m in members if m.channel.dead is None and m.process.alive()]
-            for member in polite:
-                try:
-                    pool.send(member, Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
-                except (UnisimError, OSError):
-                    pass
-            for member in polite:
+            told = []
+            for member in members:
+                if member.channel.dead is None and member.process.alive():
+                    try:
+                        pool.send(member, Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
+                        told.append(member)
+                    except (UnisimError, OSError):
+                        pass
+            for member in told:
                 try:
                     member.channel.wait()
-                except (UnisimError, OSError, AssertionError):
+                except (UnisimError, OSError):
                     pass
             for member in members:
                 member.process.close_pipes()

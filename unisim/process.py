@@ -11,6 +11,7 @@ import threading
 import weakref
 from importlib.util import find_spec
 from pathlib import Path
+from typing import IO, cast
 
 import unisim.protocol as protocol
 
@@ -58,9 +59,10 @@ class WorkerProcess:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=worker_environment(env), start_new_session=True, bufsize=0,
         )
-        assert self.popen.stdin and self.popen.stdout and self.popen.stderr
-        self.stdin_fd = self.popen.stdin.fileno()
-        self.stdout_fd = self.popen.stdout.fileno()
+        # stdin=PIPE (and so on) guarantees the three streams; the casts tell mypy.
+        self.stdin_fd = cast(IO[bytes], self.popen.stdin).fileno()
+        self.stdout_fd = cast(IO[bytes], self.popen.stdout).fileno()
+        self._stderr_stream = cast(IO[bytes], self.popen.stderr)
         self._stderr = collections.deque[str](maxlen=STDERR_LINES)
         self._pump = threading.Thread(
             target=self._forward_stderr, name=f"unisim-stderr-{self.pid}", daemon=True)
@@ -72,8 +74,7 @@ class WorkerProcess:
         return self.popen.pid
 
     def _forward_stderr(self) -> None:
-        assert self.popen.stderr is not None
-        for raw in iter(self.popen.stderr.readline, b""):
+        for raw in iter(self._stderr_stream.readline, b""):
             line = raw.decode("utf-8", "replace").rstrip("\n")
             self._stderr.append(line)
             log.info("[worker %d] %s", self.pid, line)

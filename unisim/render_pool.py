@@ -24,7 +24,7 @@ import unisim.protocol as protocol
 from . import models
 from .backend import Backend, handshake
 from .capture import check_image_size
-from .errors import BackendDead, RemoteError, SetupError, UnisimError
+from .errors import BackendDead, RemoteError, RenderWorkerDied, SetupError, UnisimError
 from .interpreter import resolve_python
 from .planes import as_numpy
 from .pool import Member, WorkerPool, Workers, split_rows
@@ -33,16 +33,6 @@ from .slots import Arena, SlotSpec, reap_orphans
 
 Command = protocol.Command
 DeviceIds = int | Sequence[int] | None
-
-
-class RenderWorkerDied(UnisimError):
-    """A render worker died or stopped answering; the pool needs ``restart()``."""
-
-    def __init__(self, message: str, who: str, worker: int, device: int | None) -> None:
-        super().__init__(message)
-        self.who = who
-        self.worker = worker
-        self.device = device
 
 
 class RenderPool:

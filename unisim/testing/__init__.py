@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ..backend import Backend
+from ..errors import LeakError
 from .faults import Fault
-from .leaks import LeakError, leak_guard
+from .leaks import leak_guard
 
 __all__ = ["Fault", "LeakError", "leak_guard", "mock_backend"]
 
