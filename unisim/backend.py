@@ -26,6 +26,7 @@ from .planes import DataPlane, as_numpy
 from .planes import create as create_plane
 from .pool import WorkerPool, Workers, split_rows
 from .progress import ProgressBar
+from .protocol import schemas
 from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
 
@@ -257,9 +258,9 @@ class Backend:
         with self._lock:
             self._check_open()
             member = next(m for m in self._pool.members if env[0] in m.rows)
-            self._pool.call(Command.CAPTURE, {
-                "env_id": int(env[0]) - member.rows.start, "camera": camera, "width": width,
-                "height": height, "image": image}, self.timeout, members=[member])
+            self._pool.call(Command.CAPTURE, schemas.capture_request(
+                env_id=int(env[0]) - member.rows.start, camera=camera, width=width,
+                height=height, image=image), self.timeout, members=[member])
             return self._images.frame(width, height)
 
     def ping(self) -> float:

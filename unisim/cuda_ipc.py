@@ -25,7 +25,7 @@ from .errors import SetupError, StateError
 from .layout import RESET_MASK, Layout
 from .planes import import_torch
 from .protocol import arena as layout
-from .protocol import cuda_arena, cuda_driver
+from .protocol import cuda_arena, cuda_driver, schemas
 from .slots import Arena, SlotSpec
 
 Driver = Any  # cuda_driver.Driver: Python 3.8 shared code, not type-checked here
@@ -169,7 +169,9 @@ class CudaPlane:
         return self._host
 
     def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
-        return {"arena": arena.declaration(rows, line), "cuda": self._device().declaration()}
+        request: dict[str, Any] = schemas.attach_request(arena.declaration(rows, line),
+                                                         self._device().declaration())
+        return request
 
     def attached(self) -> None:
         """Order the host's stream after the copy of the worker's initial state."""

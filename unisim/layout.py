@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import ProtocolError
+from .protocol import schemas
 from .slots import SlotSpec
 
 RESET_MASK = SlotSpec("reset_mask", "|u1", ())
@@ -40,6 +42,10 @@ class Layout:
 
     @classmethod
     def from_reply(cls, reply: dict[str, Any]) -> Layout:
+        try:
+            schemas.parse_physics_layout(reply)
+        except schemas.SchemaError as exc:
+            raise ProtocolError(f"the worker's INIT reply is not a layout: {exc}") from None
         slots = tuple(SlotSpec(s["name"], s["dtype"], tuple(s["shape"])) for s in reply["slots"])
         return cls(
             engine=reply["engine"], engine_version=reply["engine_version"],

@@ -15,6 +15,7 @@ import numpy.typing as npt
 from .errors import SetupError
 from .layout import Layout
 from .pool import default_workers
+from .protocol import schemas
 from .slots import Arena
 
 PLANES = ("shm", "cuda")
@@ -95,7 +96,8 @@ class HostPlane:
         return self._arena
 
     def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
-        return {"arena": arena.declaration(rows, line)}
+        request: dict[str, Any] = schemas.attach_request(arena.declaration(rows, line))
+        return request
 
     def attached(self) -> None:
         """The workers wrote their initial state before they replied."""

@@ -24,10 +24,18 @@ import unisim.protocol as protocol
 from . import models
 from .backend import Backend, handshake
 from .capture import check_image_size
-from .errors import BackendDead, RemoteError, RenderWorkerDied, SetupError, UnisimError
+from .errors import (
+    BackendDead,
+    ProtocolError,
+    RemoteError,
+    RenderWorkerDied,
+    SetupError,
+    UnisimError,
+)
 from .interpreter import resolve_python
 from .planes import as_numpy
 from .pool import Member, WorkerPool, Workers, split_rows
+from .protocol import schemas
 from .randomizer import Randomizer
 from .slots import Arena, SlotSpec, reap_orphans
 
@@ -96,7 +104,8 @@ class RenderPool:
             replies = pool.call(Command.INIT, spec, self.timeout)
             if self._res.arena is None:
                 self._make_arena(replies[0])
-            pool.call(Command.ATTACH, {"arena": self._arena.declaration()}, self.timeout)
+            pool.call(Command.ATTACH, schemas.attach_request(self._arena.declaration()),
+                      self.timeout)
         except UnisimError as exc:
             index = self._dead_index()
             who = "a render worker" if index is None else self._describe(index)
@@ -108,7 +117,11 @@ class RenderPool:
             if self._res.arena is not None:
                 self._res.arena.unlink()  # the workers map it by descriptor from now on
 
-    def _make_arena(self, layout: dict[str, Any]) -> None:
+    def _make_arena(self, reply: dict[str, Any]) -> None:
+        try:
+            layout = schemas.parse_render_layout(reply)
+        except schemas.SchemaError as exc:
+            raise ProtocolError(f"the render worker's INIT reply is not a layout: {exc}") from None
         specs = [SlotSpec(s["name"], s["dtype"], tuple(s["shape"])) for s in layout["slots"]]
         specs += [SlotSpec("rgb", "|u1", (self.max_image_size * 3,)),
                   SlotSpec("depth", "<f4", (self.max_image_size,))]
@@ -268,16 +281,16 @@ class RenderPool:
                 depth: bool, randomize: bool, copy: bool,
                 source: dict[str, Any] | None) -> Any:
         pool = self._pool
-        base = {"width": int(width), "height": int(height), "camera": camera,
-                "depth": bool(depth), "randomize": bool(randomize), "call": self._calls,
-                "source": source}
         ranges = split_rows(rows, min(rows, len(pool.members)))
         busy = pool.members[:len(ranges)]
         share = {id(member): r for member, r in zip(busy, ranges, strict=True)}
 
         def payload(member: Member) -> dict[str, Any]:
             part = share[id(member)]
-            return {**base, "rows": [part.start, part.stop]}
+            request: dict[str, Any] = schemas.render_request(
+                rows=(part.start, part.stop), width=width, height=height, camera=camera,
+                depth=depth, randomize=randomize, call=self._calls, source=source)
+            return request
 
         try:  # every worker gets its rows before any reply is awaited
             pool.call(Command.RENDER, payload, self.timeout, members=busy)

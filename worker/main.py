@@ -11,7 +11,7 @@ import sys
 import traceback
 
 from unisim import protocol
-from unisim.protocol import arena
+from unisim.protocol import arena, schemas
 
 from .engines import ENGINES, create
 from .requests import BellRequests, PipeRequests
@@ -121,14 +121,15 @@ class Worker:
 
     def on_attach(self, payload):
         engine = self.require_engine()
-        self.slots = arena.attach(payload["arena"])
-        if "cuda" in payload:  # device-resident slots, shared by CUDA IPC
+        host, device = schemas.parse_attach_request(payload)
+        self.slots = arena.attach(host)
+        if device is not None:  # device-resident slots, shared by CUDA IPC
             from unisim.protocol.cuda_arena import DeviceMapping
 
             if not engine.device_resident:
                 raise ValueError("engine %s keeps its state in host memory; use data_plane='shm'"
                                  % type(engine).__name__)
-            self.slots.update(DeviceMapping(payload["cuda"]).regions)
+            self.slots.update(DeviceMapping(device).regions)
         engine.attach(self.slots)
         return {}
 

@@ -13,11 +13,6 @@ class EngineFault(RuntimeError):
     faulted = True
 
 
-def slot(name, dtype, shape):
-    """A slot declaration for ``init``'s reply: per-env ``shape`` of ``dtype``."""
-    return {"name": name, "dtype": dtype, "shape": list(shape)}
-
-
 class Engine:
     """Base class documenting the calls the worker makes, in order."""
 
@@ -29,8 +24,8 @@ class Engine:
         """Build the scene from the INIT payload; return the layout.
 
         ``worker.progress(done, total, text)`` keeps the host's deadline alive during
-        long setups. The layout is a map with at least ``num_envs`` and ``slots`` (a list of
-        ``slot(...)``); the host always adds ``reset_mask`` (uint8, per env).
+        long setups. The layout is built by ``unisim.protocol.schemas`` (``physics_layout``
+        with its ``slot``s); the host always adds ``reset_mask`` (uint8, per env).
         """
         raise NotImplementedError
 

@@ -19,9 +19,11 @@ from typing import Any, List
 
 import numpy as np
 
+from unisim.protocol.schemas import physics_layout, slot
+
 from . import isaacgym_mapping as mapping
 from . import mjcf_scan
-from .base import Engine, EngineFault, slot
+from .base import Engine, EngineFault
 from .isaacgym_options import Options
 
 
@@ -79,25 +81,20 @@ class IsaacGymEngine(Engine):
         if options.camera is not None:
             slots.append(slot("image", "|u1", [options.camera["height"],
                                               options.camera["width"], 3]))
-        return {
-            "engine": "isaacgym",
-            "engine_version": "Preview 4",
-            "stepper": "%s pipeline" % options.pipeline,
-            "num_envs": num_envs,
-            "nq": scene.nq, "nv": scene.nv, "nu": len(scene.actuators),
-            "nbody": self.sim.nbody,
-            "timestep": float(scene.timestep),
-            "joint_names": [joint.name for joint in scene.joints],
-            "actuator_names": [actuator.name for actuator in scene.actuators],
-            "body_names": list(self.sim.body_names),
-            "keyframes": list(scene.keyframes),
-            "ctrl_range": [list(a.ctrl_range) if a.ctrl_range else [-np.inf, np.inf]
-                           for a in scene.actuators],
-            "slots": slots,
-            "report": mapping.configuration_report(
+        return physics_layout(
+            engine="isaacgym", engine_version="Preview 4",
+            stepper="%s pipeline" % options.pipeline, num_envs=num_envs,
+            nq=scene.nq, nv=scene.nv, nu=len(scene.actuators), nbody=self.sim.nbody,
+            timestep=scene.timestep,
+            joint_names=[joint.name for joint in scene.joints],
+            actuator_names=[actuator.name for actuator in scene.actuators],
+            body_names=self.sim.body_names, keyframes=scene.keyframes,
+            ctrl_range=[list(a.ctrl_range) if a.ctrl_range else [-np.inf, np.inf]
+                        for a in scene.actuators],
+            slots=slots,
+            report=mapping.configuration_report(
                 self.sim.sim_report(), options.pipeline, self.sim.report_variants,
-                options.self_collision, scene.excludes, warnings),
-        }
+                options.self_collision, scene.excludes, warnings))
 
     def _scan(self, source):
         """Scan a model; an XML string is written to a file first (the importer reads files)."""

@@ -26,7 +26,9 @@ import time
 
 import numpy as np
 
-from .base import Engine, EngineFault, slot
+from unisim.protocol.schemas import physics_layout, slot
+
+from .base import Engine, EngineFault
 
 
 class ScriptedError(RuntimeError):
@@ -67,23 +69,15 @@ class MockEngine(Engine):
         self.initial_qvel = np.asarray(layout.get("qvel0", np.zeros(nv)), dtype=np.float64)
         if self.initial_qpos.shape != (nq,) or self.initial_qvel.shape != (nv,):
             raise ValueError("qpos0 must have %d values and qvel0 %d" % (nq, nv))
-        options = layout
-        return {
-            "engine": "mock",
-            "engine_version": "1",
-            "stepper": "numpy",
-            "num_envs": self.num_envs,
-            "nq": nq, "nv": nv, "nu": nu,
-            "nbody": len(options.get("body_names", [])),
-            "timestep": self.dt,
-            "joint_names": list(options.get("joint_names", [])),
-            "actuator_names": list(options.get("actuator_names", [])),
-            "body_names": list(options.get("body_names", [])),
-            "keyframes": list(options.get("keyframes", [])),
-            "ctrl_range": [list(r) for r in options.get("ctrl_range", [[-1.0, 1.0]] * nu)],
-            "slots": [slot("ctrl", "<f8", [nu]), slot("qpos", "<f8", [nq]),
-                      slot("qvel", "<f8", [nv])],
-        }
+        return physics_layout(
+            engine="mock", engine_version="1", stepper="numpy", num_envs=self.num_envs,
+            nq=nq, nv=nv, nu=nu, nbody=len(layout.get("body_names", [])), timestep=self.dt,
+            joint_names=layout.get("joint_names", []),
+            actuator_names=layout.get("actuator_names", []),
+            body_names=layout.get("body_names", []), keyframes=layout.get("keyframes", []),
+            ctrl_range=layout.get("ctrl_range", [[-1.0, 1.0]] * nu),
+            slots=[slot("ctrl", "<f8", [nu]), slot("qpos", "<f8", [nq]),
+                   slot("qvel", "<f8", [nv])])
 
     def attach(self, slots):
         self._fault("ATTACH")

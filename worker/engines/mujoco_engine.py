@@ -10,6 +10,7 @@ import os
 import numpy as np
 
 from unisim.protocol.arena import ArenaCache
+from unisim.protocol.schemas import parse_capture_request
 
 from . import rendering
 from .base import Engine, EngineFault
@@ -149,8 +150,9 @@ class MujocoEngine(Engine):
 
         The env's state is copied into a scratch MjData and run through ``mj_forward``, so
         the frame is the one an in-process renderer draws for that qpos (and mocap)."""
+        request = parse_capture_request(request)
         num_envs = self.slots["qpos"].shape[0]
-        env = int(request["env_id"])
+        env = request["env_id"]
         if not 0 <= env < num_envs:
             raise ValueError("env_id must lie in [0, %d), got %d" % (num_envs, env))
         camera = rendering.camera_id(self.mujoco, self.model, request.get("camera"))
