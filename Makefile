@@ -29,7 +29,7 @@ $(TYPECHECK)/.installed:
 	$(TYPECHECK)/bin/python -m pip install -q --pre --no-deps 'isaacgym-stubs==1.1rc4'
 	touch $@
 
-demo: $(VENV)/.installed
+demo: $(VENV)/.installed $(VENV38)/.installed
 	$(HOST) -m unisim demo
 
 test: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
@@ -37,7 +37,7 @@ test: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	  MUJOCO_GL=$${MUJOCO_GL:-egl} $(HOST) -m pytest
 
 lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
-	$(VENV)/bin/ruff check unisim tests benchmarks
+	$(VENV)/bin/ruff check unisim tests benchmarks scripts
 	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 worker protocol $(BENCH38)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/vermin -q -t=3.8- --no-tips --eval-annotations --violations worker protocol $(BENCH38)
@@ -45,11 +45,13 @@ lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	$(TYPECHECK)/bin/python scripts/isaacgym_typecheck.py
 
 # What CI runs: lint, the tests (cross-interpreter ones required), then the short soak,
-# the check that docs/reliability.md lists every fault case the tests measured, and the
+# the check that docs/reliability.md lists every fault case the tests measured, the check
+# that every figure block in README.md and docs/ equals its result file, and the
 # benchmark suite in --quick mode so that it cannot rot (it asserts nothing about speed).
 ci: lint
 	UNISIM_REQUIRE_PY38=1 $(MAKE) test
 	$(HOST) scripts/fault_matrix.py --check
+	$(HOST) scripts/doc_figures.py --check
 	$(HOST) scripts/soak.py --quick
 	$(MAKE) bench-quick
 

@@ -1,6 +1,6 @@
 """Render the fault matrix the tests recorded (build/fault-matrix.jsonl) as a Markdown table.
 
-    python scripts/fault_matrix.py            # rewrite the table in docs/reliability.md
+    python scripts/fault_matrix.py            # publish the table into docs/reliability.md
     python scripts/fault_matrix.py --check    # fail if the docs miss a recorded fault/phase
 """
 
@@ -11,10 +11,12 @@ import json
 import sys
 from pathlib import Path
 
+from doc_figures import all_blocks, publish
+
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "build" / "fault-matrix.jsonl"
 DOC = ROOT / "docs" / "reliability.md"
-BEGIN, END = "<!-- fault-matrix:begin -->", "<!-- fault-matrix:end -->"
+NAME = "fault-matrix"  # the figures:NAME block (scripts/doc_figures.py) it is published as
 
 
 def table(rows: list[dict[str, object]]) -> str:
@@ -35,17 +37,15 @@ def main() -> int:
     if not rows:
         print(f"{RECORD} is empty: run the tests (tests/test_fault_matrix.py) first")
         return 1
-    doc = DOC.read_text()
-    head, rest = doc.split(BEGIN)
-    _, tail = rest.split(END)
     if args.check:
+        block = all_blocks()[NAME].text
         missing = [f"{r['fault']} | {r['phase']}" for r in rows
-                   if f"| {r['fault']} | {r['phase']} |" not in rest.split(END)[0]]
+                   if f"| {r['fault']} | {r['phase']} |" not in block]
         for item in missing:
             print(f"docs/reliability.md lacks the tested case: {item}")
         print(f"{len(rows) - len(missing)} of {len(rows)} tested cases are documented")
         return 1 if missing else 0
-    DOC.write_text(f"{head}{BEGIN}\n{table(rows)}\n{END}{tail}")
+    publish(NAME, table(rows), rows, "make test && python scripts/fault_matrix.py")
     print(f"wrote {len(rows)} rows into {DOC}")
     return 0
 

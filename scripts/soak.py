@@ -2,12 +2,14 @@
 
     python scripts/soak.py            # 100,000 steps, 10,000 resets, 1,000 create/close cycles
     python scripts/soak.py --quick    # a short version (CI)
+    python scripts/soak.py --publish  # also write the result into docs/reliability.md
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import platform
 import time
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import numpy as np
 from tqdm import tqdm
 
 import unisim
+from doc_figures import previous, publish
 
 
 def snapshot() -> dict[str, int]:
@@ -28,6 +31,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="1/50 of every count")
+    parser.add_argument("--publish", action="store_true",
+                        help="write the figures into docs/reliability.md (figures:soak)")
     args = parser.parse_args()
     scale = 50 if args.quick else 1
     steps, resets, cycles = 100_000 // scale, 10_000 // scale, 1_000 // scale
@@ -48,15 +53,30 @@ def main() -> int:
         with unisim.Backend("mujoco", model=model, num_envs=4, progress=False) as sim:
             sim.step()
     end = snapshot()
-    print(f"\n{steps} steps, {resets} resets, {cycles} create/close cycles "
-          f"in {time.perf_counter() - started:.0f} s")
-    print(f"{'':<26}{'start':>10}{'after steps':>13}{'end':>10}")
+    seconds = time.perf_counter() - started
+    lines = [f"{steps} steps, {resets} resets, {cycles} create/close cycles in {seconds:.0f} s",
+             f"{'':<26}{'start':>10}{'after steps':>13}{'end':>10}"]
     for key in start:
-        print(f"{key:<26}{start[key]:>10}{middle[key]:>13}{end[key]:>10}")
+        lines.append(f"{key:<26}{start[key]:>10}{middle[key]:>13}{end[key]:>10}")
     flat = (end["open fds"] == start["open fds"]
             and end["/dev/shm unisim entries"] == start["/dev/shm unisim entries"]
             and end["RSS (KiB)"] < start["RSS (KiB)"] * 1.1 + 4096)
-    print("flat" if flat else "NOT FLAT")
+    lines.append("flat" if flat else "NOT FLAT")
+    print("\n" + "\n".join(lines))
+    if args.publish:
+        command = "python scripts/soak.py" + (" --quick" if args.quick else "") + " --publish"
+        run = {"date": time.strftime("%Y-%m-%d"), "cpus": len(os.sched_getaffinity(0)),
+               "python": platform.python_version(), "seconds": round(seconds, 1),
+               "flat": flat, "start": start, "after_steps": middle, "end": end}
+        runs = [r for r in (previous("soak") or {}).get("runs", [])
+                if r.get("steps") == steps] + [{**run, "steps": steps}]
+        times = [r["seconds"] for r in runs]
+        block = ["```", f"$ {command.removesuffix(' --publish')}    # {run['date']}, "
+                 f"{run['cpus']}-vCPU VM shared with other jobs", *lines, "```", "",
+                 f"The counts are the same in every run; the time varies with the load: "
+                 f"{min(times):.0f} to {max(times):.0f} s over the {len(runs)} run(s) of "
+                 "this length published so far."]
+        publish("soak", "\n".join(block), {"runs": runs}, command)
     return 0 if flat else 1
 
 

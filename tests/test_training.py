@@ -75,3 +75,23 @@ def test_python38_discovery_falls_back_and_says_why(monkeypatch: pytest.MonkeyPa
 def test_python38_discovery_finds_the_env_var(py38: str) -> None:
     path, message = find_python38()
     assert path == py38 and "worker on Python 3.8" in message
+
+
+def test_same_seed_same_machine_gives_bitwise_the_same_run(tmp_path: Path, py38: str) -> None:
+    """What docs/training.md promises: seed, machine and versions fix the run exactly."""
+    import torch
+
+    runs = [train("cartpole", iterations=4, num_envs=32, seed=3, python=py38,
+                  out=tmp_path / str(k), video=False, echo=lambda _: None) for k in range(2)]
+    timing = {"wall_s", "collection_s", "learning_s"}
+    curves = [[{k: v for k, v in row.items() if k not in timing}
+               for row in read_metrics(Path(run.run_dir))] for run in runs]
+    assert curves[0] == curves[1] and len(curves[0]) >= 4
+    weights = [torch.load(run.checkpoint, weights_only=False)["actor_state_dict"]
+               for run in runs]
+    for name, tensor in weights[0].items():
+        assert torch.equal(tensor, weights[1][name]), name
+    assert runs[0].eval_return == runs[1].eval_return
+    other = train("cartpole", iterations=4, num_envs=32, seed=4, python=py38,
+                  out=tmp_path / "other", video=False, echo=lambda _: None)
+    assert other.eval_return != runs[0].eval_return  # the seed does matter

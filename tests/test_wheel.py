@@ -7,6 +7,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = """
 import numpy as np, unisim
@@ -18,6 +20,7 @@ print("stepped", sim.layout.engine_version)
 """
 
 
+@pytest.mark.timeout(600)  # builds a wheel and a venv: minutes on a loaded machine
 def test_wheel_installs_and_steps_a_model(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path),
                     str(ROOT)], check=True, capture_output=True)
@@ -25,7 +28,8 @@ def test_wheel_installs_and_steps_a_model(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     for required in ("unisim/worker/main.py", "unisim/worker/engines/mujoco_engine.py",
                      "unisim/protocol/framing.py", "unisim/protocol/PROTOCOL.md",
-                     "unisim/models/quadruped.xml", "unisim/testing/pytest_plugin.py"):
+                     "unisim/models/quadruped.xml", "unisim/models/quadruped_policy.npz",
+                     "unisim/testing/pytest_plugin.py"):
         assert required in names, f"{required} missing from {wheel.name}"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

@@ -30,6 +30,7 @@ def pipe() -> Iterator[tuple[int, int]]:
     os.close(w)
 
 
+@pytest.mark.timeout(600)  # 10,000 examples: minutes on a loaded 2-core machine
 @settings(max_examples=10_000, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(kind=kinds, request_id=st.integers(0, 2**32), command=commands,

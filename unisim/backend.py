@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
@@ -17,16 +16,17 @@ import numpy.typing as npt
 
 import unisim.protocol as protocol
 
-from . import models
+from . import models, split
 from .capture import ImageSlot
 from .errors import BackendDead, ProtocolError, RemoteError, SetupError, WorkerDied
 from .interpreter import resolve_worker
 from .layout import Layout
 from .planes import DataPlane, as_numpy
 from .planes import create as create_plane
-from .pool import WorkerPool, Workers, split_rows
+from .pool import Member, WorkerPool, Workers, split_rows
 from .progress import ProgressBar
 from .protocol import schemas
+from .sim_warnings import WarningMonitor, check_policy
 from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
 
@@ -40,40 +40,52 @@ class Backend:
 
     State lives in shared memory: ``qpos``, ``qvel`` and ``ctrl`` are numpy views of shape
     ``(num_envs, nq | nv | nu)`` that the workers update in place on every ``step`` and
-    ``reset``; ``tensors()`` gives torch views of the same memory. With ``workers=K`` the
-    envs are split into K contiguous row ranges, each stepped by its own process
-    (default: ``pool.default_workers``, one per core for large batches).
+    ``reset``; ``tensors()`` gives torch views of the same memory. The envs are split into
+    contiguous row ranges, each stepped by its own worker process with ``threads`` threads:
+    ``split.choose`` picks the split from the worker engine's capabilities (one worker with
+    every core for an engine with threads of its own, one worker per core for a
+    single-threaded one); ``workers=`` and ``threads=`` override it, and ``sim.split`` says
+    what was chosen and why.
 
     ``data_plane="cuda"`` (engines whose state lives on a GPU: ``"mjx"``, ``"isaacgym"`` on
     its GPU pipeline) puts the engine's slots in memory of GPU ``device`` shared with one
     worker by CUDA IPC instead: they are then torch CUDA tensors, and a step is ordered on
     torch's current stream with no host copy (docs/cuda-ipc.md). Naming a ``device`` also
     defaults to one worker.
+
+    ``nan_policy`` says what a NaN or infinite ctrl does: ``"warn"`` (default: step as
+    MuJoCo does, flag the envs in ``warnings`` and log them), ``"raise"`` (``ValueError``
+    before stepping) or ``"reset"`` (as warn, then reset them); see ``sim_warnings``.
     """
 
     def __init__(self, engine: str = "mujoco", model: str | Path | None = None,
                  num_envs: int = 1, *, python: str | Path | None = None,
-                 workers: int | None = None, timeout: float = 60.0,
+                 workers: int | None = None, threads: int | None = None,
+                 timeout: float = 60.0,
                  init_timeout: float | None = None, keyframe: str | None = None,
                  options: dict[str, Any] | None = None, progress: bool = True,
                  doorbell: bool = True, data_plane: str = "shm",
-                 device: int | None = None) -> None:
+                 device: int | None = None, nan_policy: str = "warn") -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
         self.engine = engine
+        self.nan_policy = check_policy(nan_policy)
         self.num_envs = int(num_envs)
         self.timeout = float(timeout)
         self._closed = False
         self._lock = threading.Lock()
         self._images = ImageSlot()
         self._plane: DataPlane = create_plane(data_plane, device)
-        self._rows = split_rows(self.num_envs, self._plane.worker_count(workers, self.num_envs))
-        threads = max(1, (os.cpu_count() or 1) // len(self._rows))
+        self._plane.check_workers(workers)
+        if workers is not None or threads is not None:  # bad values fail before any spawn
+            split.choose({}, self.num_envs, workers=workers, threads=threads)
+        self._asked = (workers, threads)
+        self.split: split.Split | None = None  # chosen once the first worker said hello
         self._spec: dict[str, Any] = {"engine": engine, "keyframe": keyframe,
-                                      "threads": threads, "options": options or {}}
+                                      "options": options or {}}
         if model is not None:
             self._spec["model"] = models.resolve(model)
         self._spec.update(self._plane.init_fields())
@@ -98,10 +110,8 @@ class Backend:
     def _start(self) -> None:
         """Spawn the workers, build the scene, attach the slots (created on first start)."""
         arena = self._resources.arena
-        pool = self._pool = self._resources.pool = WorkerPool(
-            self.python, self._rows, envs=[self._worker_env] * len(self._rows))
+        pool = self._pool = self._resources.pool = self._spawn()
         self._pids = pool.pids
-        self.worker_info = handshake(pool, self.python, self.engine, self._init_timeout)
         bar = ProgressBar(f"{self.engine} init", enabled=self._progress)
         try:
             replies = pool.call(Command.INIT, lambda m: {**self._spec, "num_envs": len(m.rows)},
@@ -124,10 +134,14 @@ class Backend:
         if arena is None:
             self.layout = layout
             arena = self._resources.arena = self._plane.allocate(layout, self.num_envs,
-                                                                 lines=len(self._rows))
+                                                                 lines=len(pool.members))
             views = self._plane.views
             self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
             self._reset_mask = views["reset_mask"]
+            self._monitor = WarningMonitor(policy=self.nan_policy,
+                                           flags=views.get("warnings"),
+                                           names=self.report.get("warnings", ()),
+                                           num_envs=self.num_envs)
         elif layout != self.layout:
             raise SetupError("the restarted workers report a different layout",
                              hint="the model or the worker's engine changed on disk")
@@ -140,6 +154,32 @@ class Backend:
         self._stepping: Stepping = (
             DoorbellStepping(pool, arena.doorbells) if self._doorbell and bell.AVAILABLE
             else PipeStepping(pool))
+
+    def _spawn(self) -> WorkerPool:
+        """Start the workers of the split, choosing it first from the first worker's HELLO.
+
+        An explicit ``workers=`` starts every worker at once; otherwise one worker starts,
+        says what its engine can do, and the rest (if the split wants more) follow.
+        """
+        workers, threads = self._asked
+        count = self.split.workers if self.split else workers or 1
+        rows = split_rows(self.num_envs, count)
+        pool = self._resources.pool = WorkerPool(self.python, rows,
+                                                 envs=[self._worker_env] * count)
+        self.worker_info = handshake(pool, self.python, self.engine, self._init_timeout)
+        if self.split is None:
+            caps = split.capabilities(self.worker_info, self.engine, self._spec["options"])
+            self.worker_info["split_capabilities"] = caps
+            self.split = split.choose(caps, self.num_envs, workers=workers, threads=threads,
+                                      one_device=self._plane.one_device)
+            self._plane.check_workers(self.split.workers)
+            self._spec["threads"] = self.split.threads
+            if self.split.workers > count:
+                rows = split_rows(self.num_envs, self.split.workers)
+                pool.members[0].rows = rows[0]
+                more = pool.extend(rows[1:], envs=[self._worker_env] * (len(rows) - 1))
+                handshake(pool, self.python, self.engine, self._init_timeout, more)
+        return pool
 
     def restart(self) -> None:
         """Replace the workers (dead or alive) by fresh ones over the same slots.
@@ -183,6 +223,17 @@ class Backend:
         self._check_open()
         return self._qvel
 
+    @property
+    def warnings(self) -> Any:
+        """``(num_envs,)`` uint8: the engine's warnings in each env's last step, bit k
+        meaning ``warning_names[k]`` (MuJoCo: bad ctrl, bad qacc, contact overflow, ...)."""
+        self._check_open()
+        return self._monitor.flags
+
+    @property
+    def warning_names(self) -> tuple[str, ...]:
+        return self._monitor.names
+
     def state(self) -> dict[str, npt.NDArray[Any]]:
         """Every slot, by name, as numpy views (zero-copy)."""
         self._check_open()
@@ -211,9 +262,13 @@ class Backend:
             self._stepping.settle()
             if ctrl is not None:
                 self._plane.write(self._ctrl, ctrl, "ctrl")
+            self._monitor.check_ctrl(self._ctrl)
             self._plane.inputs_written()
             self._stepping.step(int(substeps), self.timeout)
             self._plane.outputs_awaited()
+            to_reset = self._monitor.after_step()
+        if to_reset is not None:
+            self.reset(to_reset)
 
     def reset(self, env_ids: Any = None, qpos: Any = None, qvel: Any = None) -> None:
         """Reset envs ``env_ids`` (all if None) to ``qpos``/``qvel`` or the initial state."""
@@ -297,7 +352,7 @@ class Backend:
             # is released now rather than when the last view is garbage-collected.
             # The pool goes too: a dead worker's error holds frames that hold views.
             for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_arena", "_stepping",
-                         "_pool"):
+                         "_pool", "_monitor"):
                 self.__dict__.pop(name, None)
             self._finalizer()
             self._images.close()
@@ -322,14 +377,17 @@ def _release(resources: Workers, plane: DataPlane) -> None:
         plane.close()
 
 
-def handshake(pool: WorkerPool, python: str, engine: str, timeout: float) -> dict[str, Any]:
-    """Read every worker's HELLO; check they speak our protocol and host ``engine``."""
+def handshake(pool: WorkerPool, python: str, engine: str, timeout: float,
+              members: Sequence[Member] | None = None) -> dict[str, Any]:
+    """Read the HELLO of ``members`` (default: all); check they speak our protocol and host
+    ``engine``."""
+    members = pool.members if members is None else members
     try:
-        hello = pool.hello(timeout)[0]
+        hello = pool.hello(timeout, members)[0]
     except (WorkerDied, ProtocolError) as exc:
         said = ""
         if isinstance(exc, ProtocolError):  # it printed something: show that, and stderr
-            process = pool.members[0].process
+            process = members[0].process
             process.reap(grace=0.0)  # killed already; reaped, its stderr can be read to EOF
             tail = process.stderr_tail()
             said = f"\n--- its stderr ---\n{tail}" if tail else ""

@@ -9,11 +9,18 @@ import logging
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="unisim", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="step a quadruped on a worker, beside in-process")
-    demo.add_argument("--num-envs", type=int, default=256)
-    demo.add_argument("--steps", type=int, default=200)
-    demo.add_argument("--python", default=None, help="worker interpreter (default: this one)")
-    commands.add_parser("doctor", help="show which worker interpreters and engines were found")
+    demo = commands.add_parser("demo", help="a trained quadruped walks on a Python 3.8 "
+                               "worker; its speed beside in-process MuJoCo")
+    demo.add_argument("--num-envs", type=int, default=64)
+    demo.add_argument("--steps", type=int, default=300, help="control steps (50 Hz)")
+    demo.add_argument("--python", default=None, help="worker interpreter (default: a "
+                      "Python 3.8 from UNISIM_PY38 or .venv38, else this one)")
+    demo.add_argument("--video", default="runs/demo/quadruped.mp4",
+                      help="video of env 0 (.mp4 or .gif)")
+    demo.add_argument("--no-video", action="store_true")
+    doctor = commands.add_parser("doctor", help="will it work here? start a worker on each "
+                                 "interpreter found, GL, GPUs, /dev/shm")
+    doctor.add_argument("--steps", type=int, default=200)
     train = commands.add_parser("train", help="train a task (cartpole, quadruped) with rsl_rl "
                                 "PPO; writes runs/<task>-<time>/ (needs the train extra)")
     train.add_argument("task", help="cartpole, quadruped, or your Task subclass as "
@@ -31,11 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         from .demo import run_demo
 
-        return run_demo(args.num_envs, args.steps, args.python)
+        return run_demo(args.num_envs, args.steps, args.python,
+                        None if args.no_video else args.video)
     if args.command == "doctor":
         from .doctor import run_doctor
 
-        return run_doctor()
+        return run_doctor(args.steps)
     if args.command == "train":
         from .errors import UnisimError
         from .training.run import summary_lines

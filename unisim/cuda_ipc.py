@@ -148,11 +148,12 @@ class CudaPlane:
         self._arena: DeviceArena | None = None
         self._views: dict[str, Any] = {}
 
-    def worker_count(self, workers: int | None, num_envs: int) -> int:
+    one_device = True
+
+    def check_workers(self, workers: int | None) -> None:
         if workers not in (None, 1):
             raise ValueError(f"data_plane='cuda' steps all envs in one worker (its state is "
                              f"ordered by one pair of events), got workers={workers!r}")
-        return 1
 
     def init_fields(self) -> dict[str, Any]:
         return {"data_plane": self.name, "device": {"ordinal": self.device, "uuid": self.uuid}}

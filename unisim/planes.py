@@ -14,7 +14,6 @@ import numpy.typing as npt
 
 from .errors import SetupError
 from .layout import Layout
-from .pool import default_workers
 from .protocol import schemas
 from .slots import Arena
 
@@ -23,9 +22,10 @@ PLANES = ("shm", "cuda")
 
 class DataPlane(Protocol):
     name: str
+    one_device: bool  # the state sits on one GPU: one worker unless asked otherwise
 
-    def worker_count(self, workers: int | None, num_envs: int) -> int:
-        """How many workers step the envs, given the user's ``workers`` (None: choose)."""
+    def check_workers(self, workers: int | None) -> None:
+        """Refuse a ``workers=`` this plane cannot serve (``split.choose`` decides the rest)."""
 
     def init_fields(self) -> dict[str, Any]:
         """Entries this plane adds to the INIT payload (e.g. which GPU)."""
@@ -81,12 +81,11 @@ class HostPlane:
                                    or device < 0):
             raise ValueError(f"device must be a GPU ordinal (int >= 0) or None, got {device!r}")
         self.device = device
+        self.one_device = device is not None
         self._arena: Arena | None = None
 
-    def worker_count(self, workers: int | None, num_envs: int) -> int:
-        if workers:
-            return workers
-        return 1 if self.device is not None else default_workers(num_envs)  # one per GPU
+    def check_workers(self, workers: int | None) -> None:
+        """Any number of workers can share a host arena."""
 
     def init_fields(self) -> dict[str, Any]:
         return {} if self.device is None else {"device": {"ordinal": self.device}}

@@ -17,7 +17,7 @@ from .pool import WorkerPool
 
 bell = protocol.doorbell
 Command = protocol.Command
-HOST_SPIN = 50e-6  # seconds the host spins for a reply before it sleeps on the futex
+HOST_SPIN = 50e-6  # seconds the host spins for a reply (plus the forecast's margin)
 WORKER_SPIN_US = 100.0  # microseconds a worker spins for the next request
 SLICE = 0.02  # seconds between liveness and deadline checks while sleeping
 
@@ -55,6 +55,8 @@ class DoorbellStepping:
         self._line_of = {id(m): line for m, line in zip(pool.members, self.lines, strict=True)}
         pool.announce = self._announce  # the workers now sleep on their lines, not the pipe
         self._inflight: list[int] = []  # request ids sent, not all replies seen
+        self._forecast = bell.Forecast(HOST_SPIN)  # when the replies are due
+        self._sent = 0.0
         self._deadline = 0.0
         self._timeout = 0.0
 
@@ -81,15 +83,21 @@ class DoorbellStepping:
             line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
             ids.append(request_id)
         self._inflight, self._timeout = ids, timeout
+        self._sent = time.perf_counter()
         self._deadline = time.monotonic() + timeout
         self._collect()
+        self._forecast.observe(time.perf_counter() - self._sent)
 
     def _collect(self) -> None:
         failure: UnisimError | None = None
+        doze, spin = self._forecast.plan()
+        doze = max(0.0, doze - (time.perf_counter() - self._sent))
         for member, line, request_id in zip(self.pool.members, self.lines, self._inflight,
                                             strict=True):
             try:
-                self._await(member, line, request_id, self._deadline, self._timeout)
+                self._await(member, line, request_id, self._deadline, self._timeout, doze,
+                            spin)
+                doze = 0.0  # the first worker's reply came when due: the others' are due too
             except UnisimError as exc:
                 failure = failure or exc
         self._inflight = []
@@ -98,7 +106,7 @@ class DoorbellStepping:
             raise failure
 
     def _await(self, member: Any, line: Any, request_id: int, deadline: float,
-               timeout: float) -> None:
+               timeout: float, doze: float, spin: float) -> None:
         channel, process = member.channel, member.process
 
         def between_slices() -> None:
@@ -110,8 +118,9 @@ class DoorbellStepping:
         words = line.words
         value = int(words[bell.REPLY])
         while value != request_id:
-            value = line.await_change(bell.REPLY, value, bell.HOST_WAITING, HOST_SPIN, SLICE,
-                                      between_slices)
+            value = line.await_change(bell.REPLY, value, bell.HOST_WAITING, spin, SLICE,
+                                      between_slices, doze)
+            doze = 0.0
         if words[bell.STATUS] == bell.STATUS_ERROR:
             channel.collect(request_id, Command.STEP, timeout)
         else:

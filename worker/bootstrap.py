@@ -12,6 +12,8 @@ import os
 import sys
 import types
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
 
 def load_package(name, directory):
     """Import the package in ``directory`` as ``name``."""
@@ -26,15 +28,20 @@ def load_package(name, directory):
     return module
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    if sys.path and os.path.abspath(sys.path[0] or ".") == here:
-        del sys.path[0]  # the worker's modules are importable by their package names only
+def install(protocol_dir, worker_dir=HERE):
+    """Make ``unisim.protocol`` and ``unisim.worker`` importable in this interpreter (also
+    used by tools that run worker code in-process on another interpreter)."""
     root = types.ModuleType("unisim")
     root.__path__ = []
     sys.modules["unisim"] = root
-    root.protocol = load_package("unisim.protocol", sys.argv[1])
-    root.worker = load_package("unisim.worker", here)
+    root.protocol = load_package("unisim.protocol", protocol_dir)
+    root.worker = load_package("unisim.worker", worker_dir)
+
+
+def main():
+    if sys.path and os.path.abspath(sys.path[0] or ".") == HERE:
+        del sys.path[0]  # the worker's modules are importable by their package names only
+    install(sys.argv[1])
     from unisim.worker.main import main as serve
 
     return serve()

@@ -13,7 +13,7 @@ import traceback
 from unisim import protocol
 from unisim.protocol import arena, schemas
 
-from .engines import ENGINES, create
+from .engines import ENGINES, capabilities, create
 from .requests import BellRequests, PipeRequests
 
 
@@ -79,6 +79,7 @@ class Worker:
             "python": platform.python_version(),
             "numpy": numpy.__version__,
             "engines": sorted(ENGINES),
+            "capabilities": capabilities(),
             "pid": os.getpid(),
         })
 

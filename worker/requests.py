@@ -6,6 +6,7 @@ way a request is ``(id, command, payload)`` answered by the worker's one handler
 """
 
 import os
+import time
 
 from unisim import protocol
 
@@ -43,14 +44,17 @@ class BellRequests:
     def __init__(self, words, pipe, spin_seconds):
         self.line = bell.Line(words)
         self.pipe = pipe
-        self.spin = spin_seconds
+        self.forecast = bell.Forecast(spin_seconds)  # when the host's next request is due
         self.seen = int(words[bell.REQUEST])  # the last request served
+        self.replied_at = time.perf_counter()
         self.host_pid = os.getppid()
 
     def serve_one(self, worker):
         line, words = self.line, self.line.words
-        seq = line.await_change(bell.REQUEST, self.seen, bell.WORKER_WAITING, self.spin, SLICE,
-                                self.check_host)
+        doze, spin = self.forecast.plan()
+        seq = line.await_change(bell.REQUEST, self.seen, bell.WORKER_WAITING, spin, SLICE,
+                                self.check_host, doze)
+        self.forecast.observe(time.perf_counter() - self.replied_at)
         self.seen = seq
         if words[bell.COMMAND] == bell.CMD_STEP:
             payload = {"substeps": int(words[bell.SUBSTEPS])}
@@ -59,6 +63,7 @@ class BellRequests:
         else:
             self.pipe.serve_one(worker)
         line.publish(bell.REPLY, seq, bell.HOST_WAITING)
+        self.replied_at = time.perf_counter()
 
     def check_host(self):
         """End if the host died (we were re-parented): nobody will ever ring again."""

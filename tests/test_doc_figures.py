@@ -1,0 +1,65 @@
+"""scripts/doc_figures.py: publish writes block and result file; --check catches edits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import doc_figures  # noqa: E402
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "README.md").write_text("# x\n")
+    (tmp_path / "docs" / "page.md").write_text(
+        "intro\n<!-- figures:speed:begin -->\nold\n<!-- figures:speed:end -->\noutro\n")
+    return tmp_path
+
+
+def test_publish_replaces_the_block_and_writes_the_result_file(repo: Path) -> None:
+    doc_figures.publish("speed", "| a | 1 |", {"a": 1}, "python measure.py", root=repo)
+    assert (repo / "docs" / "page.md").read_text() == (
+        "intro\n<!-- figures:speed:begin -->\n| a | 1 |\n<!-- figures:speed:end -->\noutro\n")
+    record = json.loads((repo / "docs" / "results" / "speed.json").read_text())
+    assert record == {"command": "python measure.py", "block": "| a | 1 |\n", "data": {"a": 1}}
+    assert doc_figures.previous("speed", root=repo) == {"a": 1}
+    assert doc_figures.problems(repo) == []
+
+
+def test_check_reports_an_edited_block_a_missing_file_and_a_stray_one(repo: Path) -> None:
+    doc_figures.publish("speed", "| a | 1 |\n", {"a": 1}, "python measure.py", root=repo)
+    page = repo / "docs" / "page.md"
+    page.write_text(page.read_text().replace("| a | 1 |", "| a | 2 |"))
+    (found,) = doc_figures.problems(repo)
+    assert "figures:speed differs from docs/results/speed.json" in found
+    assert "python measure.py" in found and "-| a | 1 |" in found and "+| a | 2 |" in found
+    (repo / "README.md").write_text("<!-- figures:other:begin -->\n<!-- figures:other:end -->\n")
+    (repo / "docs" / "results" / "gone.json").write_text('{"command": "", "block": "", "data": 0}')
+    found = doc_figures.problems(repo)
+    assert any("figures:other has no result file docs/results/other.json" in p for p in found)
+    assert any("gone.json has no figures:gone block" in p for p in found)
+
+
+def test_unbalanced_or_duplicate_markers_are_reported(repo: Path) -> None:
+    page = repo / "docs" / "page.md"
+    page.write_text("<!-- figures:a:begin -->\nx\n")
+    assert "has no end marker" in doc_figures.problems(repo)[0]
+    page.write_text("<!-- figures:a:begin -->\n<!-- figures:a:end -->\n"
+                    "<!-- figures:a:begin -->\n<!-- figures:a:end -->\n")
+    assert "marked twice" in doc_figures.problems(repo)[0]
+    page.write_text("no markers\n")
+    with pytest.raises(ValueError, match="add them where the figures go"):
+        doc_figures.publish("absent", "x", 0, "cmd", root=repo)
+
+
+def test_the_committed_docs_pass_the_check() -> None:
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "doc_figures.py"),
+                             "--check"], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
