@@ -21,6 +21,8 @@ from .capture import ImageSlot
 from .errors import BackendDead, ProtocolError, RemoteError, SetupError, WorkerDied
 from .interpreter import resolve_worker
 from .layout import Layout
+from .physics_draws import PhysicsDraws
+from .physics_randomization import PhysicsRandomization
 from .planes import DataPlane, as_numpy
 from .planes import create as create_plane
 from .pool import Member, WorkerPool, Workers, split_rows
@@ -65,12 +67,16 @@ class Backend:
                  init_timeout: float | None = None, keyframe: str | None = None,
                  options: dict[str, Any] | None = None, progress: bool = True,
                  doorbell: bool = True, data_plane: str = "shm",
-                 device: int | None = None, nan_policy: str = "warn") -> None:
+                 device: int | None = None, nan_policy: str = "warn",
+                 randomization: PhysicsRandomization | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
+        if randomization is not None and not isinstance(randomization, PhysicsRandomization):
+            raise TypeError("randomization must be a unisim.PhysicsRandomization, got "
+                            f"{randomization!r}")
         self.engine = engine
         self.nan_policy = check_policy(nan_policy)
         self.num_envs = int(num_envs)
@@ -88,6 +94,10 @@ class Backend:
                                       "options": options or {}}
         if model is not None:
             self._spec["model"] = models.resolve(model)
+        self.randomization = randomization
+        self._physics: PhysicsDraws | None = None
+        if randomization is not None:
+            self._spec["physics"] = randomization.to_wire()
         self._spec.update(self._plane.init_fields())
         # Setup (interpreter start, imports, scene building) is slow and bursty; a short
         # per-step ``timeout`` must not make it fail.
@@ -114,8 +124,9 @@ class Backend:
         self._pids = pool.pids
         bar = ProgressBar(f"{self.engine} init", enabled=self._progress)
         try:
-            replies = pool.call(Command.INIT, lambda m: {**self._spec, "num_envs": len(m.rows)},
-                                self._init_timeout, bar.update)
+            replies = pool.call(Command.INIT, lambda m: {
+                **self._spec, "num_envs": len(m.rows), "first_env": m.rows.start,
+                "total_envs": self.num_envs}, self._init_timeout, bar.update)
         except RemoteError as exc:
             if exc.exc_type != "ModuleNotFoundError":
                 raise
@@ -130,7 +141,7 @@ class Backend:
         finally:
             bar.close()
         layout = Layout.from_replies(replies)
-        self.report: dict[str, Any] = replies[0].get("report", {})  # engine's configuration
+        self.report = merged_report(replies, [m.rows for m in pool.members])
         if arena is None:
             self.layout = layout
             arena = self._resources.arena = self._plane.allocate(layout, self.num_envs,
@@ -140,7 +151,7 @@ class Backend:
             self._reset_mask = views["reset_mask"]
             self._monitor = WarningMonitor(policy=self.nan_policy,
                                            flags=views.get("warnings"),
-                                           names=self.report.get("warnings", ()),
+                                           names=replies[0].get("report", {}).get("warnings", ()),
                                            num_envs=self.num_envs)
         elif layout != self.layout:
             raise SetupError("the restarted workers report a different layout",
@@ -154,6 +165,12 @@ class Backend:
         self._stepping: Stepping = (
             DoorbellStepping(pool, arena.doorbells) if self._doorbell and bell.AVAILABLE
             else PipeStepping(pool))
+        if self.randomization is not None:  # first start: draw; restart: the same values
+            if self._physics is None:
+                self._physics = PhysicsDraws(self.randomization, self._plane.views,
+                                             self.num_envs)
+                self._physics.draw(np.arange(self.num_envs))
+            self._physics_call(np.arange(self.num_envs), {"parameters": True})
 
     def _spawn(self) -> WorkerPool:
         """Start the workers of the split, choosing it first from the first worker's HELLO.
@@ -266,6 +283,9 @@ class Backend:
             self._plane.inputs_written()
             self._stepping.step(int(substeps), self.timeout)
             self._plane.outputs_awaited()
+            if self._physics is not None and self._physics.push_due():
+                self._physics.draw_push(np.arange(self.num_envs))
+                self._physics_call(np.arange(self.num_envs), {"push": True})
             to_reset = self._monitor.after_step()
         if to_reset is not None:
             self.reset(to_reset)
@@ -288,11 +308,14 @@ class Backend:
                 self._plane.write(self._qpos, qpos, "qpos", rows)
             if qvel is not None:
                 self._plane.write(self._qvel, qvel, "qvel", rows)
+            physics = self._physics is not None and self._physics.spec.on_reset
+            if physics:
+                self._physics.draw(rows)  # type: ignore[union-attr]
             members = [m for m in self._pool.members if mask[m.rows.start:m.rows.stop].any()]
             if members:
                 self._plane.inputs_written()
                 self._pool.call(Command.RESET, {"qpos": qpos is not None,
-                                                "qvel": qvel is not None},
+                                                "qvel": qvel is not None, "physics": physics},
                                 self.timeout, members=members)
                 self._plane.outputs_awaited()
 
@@ -317,6 +340,52 @@ class Backend:
                 env_id=int(env[0]) - member.rows.start, camera=camera, width=width,
                 height=height, image=image), self.timeout, members=[member])
             return self._images.frame(width, height)
+
+    # -- physics randomisation (physics_randomization.py, physics_draws.py) -------------
+
+    def randomize(self, env_ids: Any = None) -> None:
+        """Draw new physics parameters for ``env_ids`` (all if None) and apply them now,
+        mid-episode; their state is kept."""
+        rows = _rows(env_ids, self.num_envs)
+        with self._lock:
+            physics = self._require_physics()
+            self._stepping.settle()
+            physics.draw(rows)
+            self._physics_call(rows, {"parameters": True})
+
+    def push(self, env_ids: Any = None, velocity: Any = None) -> None:
+        """Add a velocity to the root of ``env_ids`` (all if None): ``velocity`` per env
+        and push axis, or drawn from the randomization's ``Push``."""
+        rows = _rows(env_ids, self.num_envs)
+        with self._lock:
+            physics = self._require_physics()
+            self._stepping.settle()
+            physics.draw_push(rows, velocity)
+            self._physics_call(rows, {"push": True})
+
+    def physics_parameters(self) -> dict[str, npt.NDArray[np.float64]]:
+        """Each randomised parameter's values in effect, per env, by label (copies):
+        scale factors, added amounts or set values as the parameter says."""
+        with self._lock:
+            return self._require_physics().parameters()
+
+    def _require_physics(self) -> PhysicsDraws:
+        self._check_open()
+        if self._physics is None:
+            raise ValueError("this backend randomises no physics; pass "
+                             "Backend(randomization=unisim.PhysicsRandomization(...))")
+        return self._physics
+
+    def _physics_call(self, rows: npt.NDArray[np.int64], payload: dict[str, bool]) -> None:
+        """PHYSICS for ``rows`` to the workers that hold any of them (lock held)."""
+        mask = self._reset_mask
+        mask[:] = 0
+        mask[rows] = 1
+        members = [m for m in self._pool.members if mask[m.rows.start:m.rows.stop].any()]
+        if members:
+            self._plane.inputs_written()
+            self._pool.call(Command.PHYSICS, payload, self.timeout, members=members)
+            self._plane.outputs_awaited()
 
     def ping(self) -> float:
         """One empty round trip; returns its duration in seconds."""
@@ -404,6 +473,17 @@ def handshake(pool: WorkerPool, python: str, engine: str, timeout: float,
         raise SetupError(f"worker has no engine {engine!r}",
                          hint=f"choose one of {hello.get('engines')}")
     return hello
+
+
+def merged_report(replies: Sequence[dict[str, Any]], rows: Sequence[range]) -> dict[str, Any]:
+    """The engine's configuration report: the worker's own, or with several workers
+    ``{"workers": [{"envs": [start, stop], "report": ...}, ...]}`` (one per worker, since
+    each read back its own sim)."""
+    reports = [reply.get("report", {}) for reply in replies]
+    if len(reports) == 1:
+        return dict(reports[0])
+    return {"workers": [{"envs": [r.start, r.stop], "report": report}
+                        for r, report in zip(rows, reports, strict=True)]}
 
 
 def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:

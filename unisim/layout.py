@@ -32,10 +32,12 @@ class Layout:
 
     @classmethod
     def from_replies(cls, replies: list[dict[str, Any]]) -> Layout:
-        """The layout of a pool: every worker must report the same scene."""
-        first = {k: v for k, v in replies[0].items() if k != "num_envs"}
+        """The layout of a pool: every worker must report the same scene (its env count
+        and its configuration report are its own)."""
+        own = ("num_envs", "report")
+        first = {k: v for k, v in replies[0].items() if k not in own}
         for index, reply in enumerate(replies[1:], 1):
-            other = {k: v for k, v in reply.items() if k != "num_envs"}
+            other = {k: v for k, v in reply.items() if k not in own}
             if other != first:
                 raise ValueError(f"worker {index} reports a different layout than worker 0")
         return cls.from_reply({**replies[0], "num_envs": sum(r["num_envs"] for r in replies)})

@@ -47,6 +47,7 @@ class Worker:
         self.writer = writer
         self.requests = PipeRequests(reader)  # BellRequests after DOORBELL
         self.engine = None
+        self.physics_spec = None
         self.request_id = 0
         self.command = None
         self.running = True
@@ -61,6 +62,7 @@ class Worker:
             commands.SHUTDOWN: self.on_shutdown,
             commands.DOORBELL: self.on_doorbell,
             commands.RENDER: self.on_render,
+            commands.PHYSICS: self.on_physics,
         }
         self.slots = {}
 
@@ -113,11 +115,15 @@ class Worker:
         return self.engine
 
     def on_init(self, payload):
+        from .engines.physics import refuse_unsupported
+
         if self.engine is not None:
             raise RuntimeError("INIT was already done; start a new worker for a new scene")
         engine = create(payload["engine"])
+        refuse_unsupported(payload.get("physics"), engine.physics_quantities, payload["engine"])
         layout = engine.init(payload, self)
         self.engine = engine
+        self.physics_spec = payload.get("physics")
         return layout
 
     def on_attach(self, payload):
@@ -150,8 +156,22 @@ class Worker:
     def on_reset(self, payload):
         use_qpos = field(payload, "RESET", "qpos", bool, False)
         use_qvel = field(payload, "RESET", "qvel", bool, False)
+        if field(payload, "RESET", "physics", bool, False):
+            self.require_physics().randomize(True, False)
         self.require_engine().reset(use_qpos, use_qvel)
         return {}
+
+    def on_physics(self, payload):
+        parameters = field(payload, "PHYSICS", "parameters", bool, False)
+        push = field(payload, "PHYSICS", "push", bool, False)
+        self.require_physics().randomize(parameters, push)
+        return {}
+
+    def require_physics(self):
+        engine = self.require_engine()
+        if self.physics_spec is None:
+            raise RuntimeError("no physics randomisation was declared at INIT")
+        return engine
 
     def on_capture(self, payload):
         return self.require_engine().capture(payload)

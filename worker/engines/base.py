@@ -19,6 +19,8 @@ class Engine:
     # True if ``attach`` accepts slots in a CUDA arena (``cuda_ipc.DeviceRegion``s). The
     # worker reads it after ``init``, so an engine may set it there (IsaacGym: GPU pipeline).
     device_resident = False
+    # What ``randomize`` can apply (engines/physics.py); INIT refuses anything else by name.
+    physics_quantities = ()
 
     def init(self, spec, worker):
         """Build the scene from the INIT payload; return the layout.
@@ -42,6 +44,12 @@ class Engine:
     def reset(self, use_qpos, use_qvel):
         """Reset envs flagged in ``reset_mask``; take qpos/qvel from the slots if flagged."""
         raise NotImplementedError
+
+    def randomize(self, parameters, push):
+        """For envs flagged in ``reset_mask``: apply their ``physics`` slot rows to the
+        model (``parameters``) and add their ``push`` rows to the root velocity (``push``),
+        publishing the new state. Only called when INIT had a ``physics`` spec."""
+        raise NotImplementedError("this engine cannot randomise physics")
 
     def capture(self, request):
         """Render into the image slot; return metadata. Engines without cameras refuse."""

@@ -19,11 +19,14 @@ from typing import Any, List
 
 import numpy as np
 
+from unisim.protocol.arena import ArenaCache
 from unisim.protocol.schemas import physics_layout, slot
 
+from . import isaacgym_kinematics as kinematics
 from . import isaacgym_mapping as mapping
-from . import mjcf_scan
+from . import mjcf_scan, rendering
 from .base import Engine, EngineFault
+from .isaacgym_kinematics import Kinematics
 from .isaacgym_options import Options
 
 
@@ -31,6 +34,7 @@ class IsaacGymEngine(Engine):
     def __init__(self):
         self.slots = {}
         self.io: Any = None  # isaacgym_io.HostSlots or DeviceSlots, from attach
+        self.images = ArenaCache(keep=1)  # the host's capture arena
         self.tempdir = tempfile.mkdtemp(prefix="unisim-isaacgym-")
 
     def init(self, spec, worker):
@@ -42,11 +46,15 @@ class IsaacGymEngine(Engine):
 
     def _init(self, spec, worker):
         num_envs = int(spec["num_envs"])
-        options = Options(spec.get("options"), num_envs)
+        first = int(spec.get("first_env", 0))
+        options = Options(spec.get("options"), int(spec.get("total_envs", num_envs)),
+                          range(first, first + num_envs))
         if options.choose_plane(spec) == "cuda":
             from unisim.protocol.cuda_driver import driver  # the worker's ctypes binding of libcuda
 
             options.place_on(driver().ordinal_of(spec["device"]["uuid"]))
+        else:
+            options.use_host_device(spec)
         # The worker checks this before a CUDA ATTACH: only GPU tensors can be shared.
         self.device_resident = options.pipeline == "gpu"
         if not spec.get("model"):
@@ -66,9 +74,16 @@ class IsaacGymEngine(Engine):
         from .isaacgym_sim import IsaacSim  # the SDK, lazily: isaacgym, then torch
 
         self.sim = IsaacSim(scenes, assignment, options, worker.progress)
-        self.sim.stage(np.arange(num_envs), self.initial_qpos, self.initial_qvel)
-        scene = scenes[0]
+        self.assignment = np.array(assignment)
         warnings: List[str] = []
+        self.kinematics = None
+        try:
+            self.kinematics = Kinematics([s.path for s in scenes], self.sim.body_names,
+                                         self.sim.variant_coms)
+        except ImportError:
+            warnings.append(kinematics.MISSING)
+        self._stage(np.arange(num_envs), self.initial_qpos, self.initial_qvel)
+        scene = scenes[0]
         for source in list(scenes) + list(self.sim.drives):
             warnings.extend(w for w in source.warnings if w not in warnings)
         slots = [
@@ -78,9 +93,8 @@ class IsaacGymEngine(Engine):
             slot("body_states", "<f4", [self.sim.nbody, 13]),
             slot("contact_forces", "<f4", [self.sim.nbody, 3]),
         ]
-        if options.camera is not None:
-            slots.append(slot("image", "|u1", [options.camera["height"],
-                                              options.camera["width"], 3]))
+        if options.viewer:
+            slots.append(slot("viewer_open", "|u1", []))
         return physics_layout(
             engine="isaacgym", engine_version="Preview 4",
             stepper="%s pipeline" % options.pipeline, num_envs=num_envs,
@@ -129,18 +143,47 @@ class IsaacGymEngine(Engine):
         self.io.begin()
         qpos = self.io.read("qpos", rows) if use_qpos else self.initial_qpos[rows]
         qvel = self.io.read("qvel", rows) if use_qvel else self.initial_qvel[rows]
-        self.sim.stage(rows, qpos, qvel)
+        self._stage(rows, qpos, qvel)
         state = self.sim.state()
-        self.io.publish({"qpos": state["qpos"], "qvel": state["qvel"]})
+        self.io.publish({"qpos": state["qpos"], "qvel": state["qvel"],
+                         "body_states": state["body_states"]})
+
+    def _stage(self, rows, qpos, qvel):
+        """Stage a state for ``rows`` and give them the body states PhysX will only have
+        after the next simulate (``isaacgym_kinematics``)."""
+        self.sim.stage(rows, qpos, qvel)
+        if self.kinematics is None:
+            bodies = kinematics.nan_body_states(len(rows), self.sim.nbody)
+        else:
+            host = np.asarray(rows)
+            bodies = self.kinematics.body_states(self.assignment[host], _host(qpos), _host(qvel))
+        self.sim.write_body_states(rows, bodies)
 
     def capture(self, request):
-        if "image" not in self.slots:
-            raise ValueError("this sim has no camera: pass options={'camera': {...}} at INIT")
-        env = int(request.get("env", 0))
-        if not 0 <= env < self.sim.num_envs:
-            raise ValueError("env %d is outside [0, %d)" % (env, self.sim.num_envs))
-        self.io.write_image(env, self.sim.capture(env, self.sim.body_position(env, 0)))
-        return {"env": env, "slot": "image"}
+        """Render env ``env_id`` (this worker's row) into the image arena the request
+        declares, packed ``(height, width, 3)`` from its start."""
+        env = request.get("env_id")
+        if isinstance(env, bool) or not isinstance(env, int) or not 0 <= env < self.sim.num_envs:
+            raise ValueError("CAPTURE env_id must be an env index in [0, %d), got %r"
+                             % (self.sim.num_envs, env))
+        if request.get("camera") is not None:
+            raise ValueError(
+                "IsaacGym renders with camera sensors of its own, not the MJCF's cameras: pass "
+                "camera=None and aim with option camera {distance, elevation, azimuth}")
+        if not self.sim.options.graphics:
+            raise ValueError("this sim has no graphics device, so no camera: pass "
+                             "options={'camera': {}} (or viewer=True) to the Backend")
+        if env in self.sim.pending:
+            raise ValueError(
+                "env %d was reset (or built) since the last step, and IsaacGym renders a new "
+                "state only after the next simulate (PhysX has no forward kinematics): step, "
+                "then capture" % env)
+        width, height = request.get("width"), request.get("height")
+        rendering.check_size(width, height)
+        rgb, _ = rendering.image_rows(self.images.views(request["image"])["rgb"], None, (0, 1),
+                                      width, height)
+        rgb[0] = self.sim.capture(env, width, height, self.sim.body_position(env, 0))
+        return {}
 
     def close(self):
         if self.io is not None:
@@ -152,6 +195,11 @@ class IsaacGymEngine(Engine):
         for name in os.listdir(self.tempdir):
             os.unlink(os.path.join(self.tempdir, name))
         os.rmdir(self.tempdir)
+
+
+def _host(rows):
+    """A numpy copy of rows that may be a tensor on the sim's device (the CUDA plane)."""
+    return rows.cpu().numpy() if hasattr(rows, "cpu") else np.asarray(rows)
 
 
 ENGINE = IsaacGymEngine

@@ -42,9 +42,6 @@ class HostSlots:
         for name, tensor in tensors.items():
             self.slots[name][...] = tensor.cpu().numpy()
 
-    def write_image(self, env: int, image: np.ndarray) -> None:
-        self.slots["image"][env] = image
-
     def close(self) -> None:
         """Nothing to release: the host owns the shared memory."""
 
@@ -79,12 +76,6 @@ class DeviceSlots:
 
     def publish(self, tensors: Dict[str, torch.Tensor]) -> None:
         self.mapping.publish(tensors)
-
-    def write_image(self, env: int, image: np.ndarray) -> None:
-        """A CAPTURE is answered without events, so the frame is in the arena before the
-        reply: this waits on the CPU (capture is never on the step path)."""
-        self.tensors["image"][env].copy_(torch.from_numpy(np.ascontiguousarray(image)))
-        torch.cuda.current_stream(self.device).synchronize()
 
     def close(self) -> None:
         self.mapping.close()

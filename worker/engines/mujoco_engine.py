@@ -5,6 +5,7 @@ The stepping strategy is chosen once, from what the installed MuJoCo offers:
 loop over one ``MjData`` per env (MuJoCo 3.x, e.g. on Python 3.8).
 """
 
+import copy
 import os
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 from unisim.protocol.arena import ArenaCache
 from unisim.protocol.schemas import parse_capture_request, slot
 
-from . import rendering
+from . import mujoco_physics, physics, rendering
 from .base import Engine, EngineFault
 from .mjmodel import Scene
 
@@ -34,13 +35,18 @@ class LoopStepper:
         self.clean = bytes(len(self.counters[0])) if self.counters else b""
         # Each MjData's arrays, fetched once: an attribute read builds a new numpy view.
         self.arrays = [(data, data.ctrl, data.qpos, data.qvel) for data in self.datas]
+        self.models = [model] * num_envs  # one copy each once physics is randomised
         self.reset_rows(range(num_envs), None, None)
+
+    def own_models(self):
+        """Give every env its own ``MjModel`` copy, for per-env physics parameters."""
+        self.models = [copy.copy(self.model) for _ in self.datas]
 
     def step(self, ctrl, substeps, qpos, qvel):
         mj_step = self.mujoco.mj_step
-        model = self.model
-        for data, own_ctrl, own_qpos, own_qvel, ctrl_row, qpos_row, qvel_row in zip(
-                *zip(*self.arrays), ctrl, qpos, qvel):
+        models = self.models
+        for model, data, own_ctrl, own_qpos, own_qvel, ctrl_row, qpos_row, qvel_row in zip(
+                models, *zip(*self.arrays), ctrl, qpos, qvel):
             own_ctrl[:] = ctrl_row
             mj_step(model, data, substeps)
             qpos_row[:] = own_qpos
@@ -59,16 +65,16 @@ class LoopStepper:
     def reset_rows(self, ids, qpos, qvel):
         mujoco = self.mujoco
         for i in ids:
-            data = self.datas[i]
+            data, model = self.datas[i], self.models[i]
             if self.keyframe is None:
-                mujoco.mj_resetData(self.model, data)
+                mujoco.mj_resetData(model, data)
             else:
-                mujoco.mj_resetDataKeyframe(self.model, data, self.keyframe)
+                mujoco.mj_resetDataKeyframe(model, data, self.keyframe)
             if qpos is not None:
                 data.qpos[:] = qpos[i]
             if qvel is not None:
                 data.qvel[:] = qvel[i]
-            mujoco.mj_forward(self.model, data)
+            mujoco.mj_forward(model, data)
 
     def publish(self, ids, qpos, qvel):
         for i in ids:
@@ -134,6 +140,8 @@ class BatchStepper:
 
 
 class MujocoEngine(Engine):
+    physics_quantities = mujoco_physics.QUANTITIES
+
     def __init__(self):
         self.slots = {}
         self.stepper = None
@@ -155,7 +163,31 @@ class MujocoEngine(Engine):
         # Per-env MuJoCo warnings of the last step (bit k: mjtWarning k), named for the host.
         layout["slots"].append(slot("warnings", "|u1", []))
         layout["report"] = {"warnings": warning_names(mujoco)}
+        self.physics = self.physics_applier(spec.get("physics"))
+        layout["slots"] += physics.slots(spec.get("physics"))
         return layout
+
+    # -- physics randomisation (engines/mujoco_physics.py) -----------------------------
+
+    def physics_applier(self, spec):
+        """What applies ``spec``'s draws to this engine's simulations (None: no spec)."""
+        if not spec:
+            return None
+        plan = mujoco_physics.MujocoPhysics(self.mujoco, self.model, spec)
+        stepper = self.stepper
+        if isinstance(stepper, BatchStepper):
+            return mujoco_physics.BatchPhysics(plan, stepper.batch, stepper.qvel)
+        stepper.own_models()
+        return mujoco_physics.LoopPhysics(self.mujoco, plan, stepper.models, stepper.datas)
+
+    def randomize(self, parameters, push):
+        slots = self.slots
+        ids = np.flatnonzero(slots["reset_mask"])
+        if parameters and "physics" in slots:
+            self.physics.apply(ids, slots["physics"])
+        if push:
+            self.physics.push(ids, slots["push"])
+            self.stepper.publish(ids, slots["qpos"], slots["qvel"])
 
     def attach(self, slots):
         self.slots = slots
