@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import unisim
-from unisim import models
+from unisim import models, split
 from unisim.errors import RemoteError, WorkerDied, WorkerTimeout
 from unisim.video import VideoRecorder
 
@@ -181,10 +181,15 @@ def test_selected_resets_touch_only_their_envs(isaacgym: Open) -> None:
 
 # -- pool and device ----------------------------------------------------------------------
 
-def test_one_sim_by_default_and_a_report_from_every_worker(isaacgym: Open) -> None:
+def test_default_split_and_a_report_from_every_worker(isaacgym: Open) -> None:
+    """The CPU pipeline steps on one thread: one sim per core by default (the GPU pipeline's
+    one sim per GPU is tests/test_split.py's); env indices stay global either way."""
     with isaacgym(num_envs=600) as sim:
-        assert len(sim.worker_pids) == 1  # not one per core: one sim, one viewer, one GPU
-        assert sim.report["sim"]["num_envs"] == 600
+        assert sim.split is not None
+        assert len(sim.worker_pids) == sim.split.workers == min(split.cores(), 600 // 64 + 1)
+        reports = [sim.report] if sim.split.workers == 1 else [
+            w["report"] for w in sim.report["workers"]]
+        assert sum(r["sim"]["num_envs"] for r in reports) == 600
     options = {"camera": {"envs": [3]}, "variants": [str(ARM)], "assignment": [0, 0, 1, 1]}
     with isaacgym(workers=2, options=options) as sim:
         workers = sim.report["workers"]
