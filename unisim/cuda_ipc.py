@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import import_torch
 from .errors import SetupError, StateError
 from .layout import RESET_MASK, Layout
-from .planes import import_torch
 from .protocol import arena as layout
 from .protocol import cuda_arena, cuda_driver, schemas
 from .slots import Arena, SlotSpec
@@ -187,7 +187,8 @@ class CudaPlane:
         return {name: torch.from_numpy(view) if isinstance(view, np.ndarray) else view
                 for name, view in self._views.items()}
 
-    def write(self, target: Any, value: Any, name: str, rows: Any = None) -> None:
+    def write(self, name: str, value: Any, rows: Any = None) -> None:
+        target = self._views[name]
         torch = self._torch
         if not isinstance(value, torch.Tensor):  # a fresh, writable host array for torch
             value = torch.from_numpy(np.array(value))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,3 +62,14 @@ class Layout:
             ctrl_range=tuple((float(lo), float(hi)) for lo, hi in reply["ctrl_range"]),
             slots=(*slots, RESET_MASK),
         )
+
+
+def merged_report(replies: Sequence[dict[str, Any]], rows: Sequence[range]) -> dict[str, Any]:
+    """The engine's configuration report: the worker's own, or with several workers
+    ``{"workers": [{"envs": [start, stop], "report": ...}, ...]}`` (one per worker, since
+    each read back its own sim)."""
+    reports = [reply.get("report", {}) for reply in replies]
+    if len(reports) == 1:
+        return dict(reports[0])
+    return {"workers": [{"envs": [r.start, r.stop], "report": report}
+                        for r, report in zip(rows, reports, strict=True)]}

@@ -17,10 +17,8 @@ import unisim.protocol as protocol
 from .channel import Channel, Progress
 from .errors import BackendDead, RemoteError, UnisimError
 from .process import WorkerProcess
-from .slots import Arena
 
 Command = protocol.Command
-SHUTDOWN_TIMEOUT = 5.0  # seconds a worker gets to exit after SHUTDOWN before it is killed
 
 def split_rows(num_envs: int, workers: int) -> list[range]:
     """Contiguous, near-equal row ranges covering ``range(num_envs)``."""
@@ -123,51 +121,3 @@ class WorkerPool:
     @property
     def pids(self) -> list[int]:
         return [m.process.pid for m in self.members]
-
-
-class Workers:
-    """A pool and its arena, kept apart from their owner so a finalizer can release them.
-
-    Workers come and go (``stop``, then a new ``pool``: a restart); the arena stays
-    until ``close``.
-    """
-
-    def __init__(self) -> None:
-        self.pool: WorkerPool | None = None
-        self.arena: Arena | None = None
-
-    def close(self) -> None:
-        """Stop the workers and free the arena. Never raises."""
-        try:
-            self.stop()
-        finally:
-            if self.arena is not None:
-                self.arena.close()
-                self.arena = None
-
-    def stop(self) -> None:
-        """Stop the workers politely (SHUTDOWN to all, then every reply), then firmly."""
-        if self.pool is None:
-            return
-        pool, self.pool = self.pool, None
-        members = pool.members
-        try:
-            told = []
-            for member in members:
-                if member.channel.dead is None and member.process.alive():
-                    try:
-                        pool.send(member, Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
-                        told.append(member)
-                    except (UnisimError, OSError):
-                        pass
-            for member in told:
-                try:
-                    member.channel.wait()
-                except (UnisimError, OSError):
-                    pass
-            for member in members:
-                member.process.close_pipes()
-                member.process.reap(grace=SHUTDOWN_TIMEOUT)
-        finally:
-            for member in members:
-                member.channel.close()

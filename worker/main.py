@@ -14,6 +14,7 @@ from unisim import protocol
 from unisim.protocol import arena, schemas
 
 from .engines import ENGINES, capabilities, create
+from .engines.base import Engine, Renderer
 from .requests import BellRequests, PipeRequests
 
 
@@ -109,9 +110,15 @@ class Worker:
             type(exc).__name__, str(exc), traceback.format_exc(),
             bool(getattr(exc, "faulted", False))))
 
-    def require_engine(self):
+    def require_engine(self, kind=None):
+        """The engine, checked to be a ``kind`` (``Engine``, ``Renderer``) if given."""
         if self.engine is None:
             raise RuntimeError("no engine: send INIT first")
+        if kind is not None and not isinstance(self.engine, kind):
+            raise ValueError("%s is not a %s engine: %s cannot serve %s" % (
+                type(self.engine).__name__, "physics" if kind is Engine else "render",
+                type(self.engine).__name__,
+                protocol.COMMAND_NAMES.get(self.command, self.command)))
         return self.engine
 
     def on_init(self, payload):
@@ -150,7 +157,7 @@ class Worker:
         substeps = field(payload, "STEP", "substeps", int, 1)
         if substeps < 1:
             raise ValueError("STEP substeps must be at least 1, got %d" % substeps)
-        self.require_engine().step(substeps)
+        self.require_engine(Engine).step(substeps)
         return {}
 
     def on_reset(self, payload):
@@ -158,7 +165,7 @@ class Worker:
         use_qvel = field(payload, "RESET", "qvel", bool, False)
         if field(payload, "RESET", "physics", bool, False):
             self.require_physics().randomize(True, False)
-        self.require_engine().reset(use_qpos, use_qvel)
+        self.require_engine(Engine).reset(use_qpos, use_qvel)
         return {}
 
     def on_physics(self, payload):
@@ -174,10 +181,10 @@ class Worker:
         return engine
 
     def on_capture(self, payload):
-        return self.require_engine().capture(payload)
+        return self.require_engine(Engine).capture(payload)
 
     def on_render(self, payload):
-        return self.require_engine().render(payload)
+        return self.require_engine(Renderer).render(payload)
 
     def on_ping(self, payload):
         return {}

@@ -1,4 +1,5 @@
-"""The interface between the worker loop and an engine adapter.
+"""The interfaces between the worker loop and an engine adapter: ``Engine`` simulates,
+``Renderer`` only draws.
 
 An engine owns ``num_envs`` simulations of one scene. The host learns the engine's
 slots from ``init``'s reply, creates them in shared memory (each with a leading
@@ -55,9 +56,28 @@ class Engine:
         """Render into the image slot; return metadata. Engines without cameras refuse."""
         raise NotImplementedError("this engine cannot render")
 
+    def close(self):
+        """Release engine resources; called once when the worker exits."""
+
+
+class Renderer:
+    """Base class of an engine that only draws (a render pool's worker): no simulation.
+
+    ``init`` returns a render layout (``schemas.render_layout``), ``attach`` receives the
+    pool's arena (state and image slots), ``render`` serves RENDER."""
+
+    device_resident = False  # its slots are in host shared memory
+    physics_quantities = ()  # it randomises nothing
+
+    def init(self, spec, worker):
+        raise NotImplementedError
+
+    def attach(self, slots):
+        raise NotImplementedError
+
     def render(self, request):
-        """Render rows of a state slot into rows of image slots (see render_engine)."""
-        raise NotImplementedError("this engine is not a render engine")
+        """Draw rows of a state slot into the same rows of the image slots."""
+        raise NotImplementedError
 
     def close(self):
         """Release engine resources; called once when the worker exits."""

@@ -12,12 +12,12 @@ from unisim.protocol.arena import ArenaCache
 from unisim.protocol.schemas import parse_render_request, render_layout, slot
 
 from . import rendering
-from .base import Engine
+from .base import Renderer
 from .mjmodel import load_model
 from .randomizer import Randomizer
 
 
-class RenderEngine(Engine):
+class RenderEngine(Renderer):
     def __init__(self):
         self.slots = {}
         self.frames = None
@@ -46,12 +46,6 @@ class RenderEngine(Engine):
 
     def attach(self, slots):
         self.slots = slots
-
-    def step(self, substeps):
-        raise NotImplementedError("the render engine does not simulate; use a physics backend")
-
-    def reset(self, use_qpos, use_qvel):
-        raise NotImplementedError("the render engine does not simulate; use a physics backend")
 
     def render(self, request):
         """Render rows ``[start, stop)`` into the image slots' rows of the same numbers.
