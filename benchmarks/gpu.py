@@ -37,7 +37,6 @@ import numpy as np
 
 import unisim
 from unisim import models
-from unisim.process import WORKER_MAIN
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # host and workers share one GPU
 MODEL = "quadruped"
@@ -62,12 +61,11 @@ class InProcess(Mode):
     name = "MJX in-process"
 
     def __init__(self, num_envs: int, ctrl: np.ndarray) -> None:
-        sys.path.insert(0, str(WORKER_MAIN.parent))
         import jax
         import mujoco
         from mujoco import mjx
 
-        from engines import mjx_engine
+        from unisim.worker.engines import mjx_engine
 
         model = mujoco.MjModel.from_xml_path(models.resolve(MODEL))
         device = jax.devices()[0]

@@ -40,7 +40,7 @@ from sweep_report import block, plot
 from systems import Remote, RemoteRunner, System, python38
 
 import unisim
-from unisim.process import WORKER_MAIN
+from unisim.process import BOOTSTRAP
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from doc_figures import ROOT, publish
@@ -112,7 +112,7 @@ def memory(sim: unisim.Backend) -> dict[str, Any]:
 def systems(model: str, cfg: argparse.Namespace, py38: str | None,
             runner38: RemoteRunner | None) -> dict[str, Any]:
     """Row name -> factory of N; a str is why the row cannot run here."""
-    cpus, worker = cores(), str(WORKER_MAIN.parent)
+    cpus, worker = cores(), str(BOOTSTRAP.parent)
     new_api = "threads" in inspect.signature(unisim.Backend).parameters
     rows: dict[str, Any] = {
         REF: lambda n: Local(InProcessMujoco(model, n, None, 1, cpus, zero_ctrl=True), n),

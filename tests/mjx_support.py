@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from unisim import models
-from unisim.process import WORKER_MAIN
 
 
 def mjx_missing() -> str | None:
@@ -45,15 +44,11 @@ def jax_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 def in_process_rollout(model: str, num_envs: int, ctrls: np.ndarray) -> list[np.ndarray]:
     """qpos after each of ``ctrls`` (steps x envs x nu), MJX in this process, same step
     function as the worker's."""
-    sys.path.insert(0, str(WORKER_MAIN.parent))
-    try:
-        import jax
-        import mujoco
-        from mujoco import mjx
+    import jax
+    import mujoco
+    from mujoco import mjx
 
-        from engines import mjx_engine
-    finally:
-        sys.path.remove(str(WORKER_MAIN.parent))
+    from unisim.worker.engines import mjx_engine
     mj_model = mujoco.MjModel.from_xml_path(models.resolve(model))
     device = jax.devices()[0]
     mx = mjx.put_model(mj_model, device=device, impl="jax")

@@ -19,9 +19,8 @@ import pytest
 import unisim
 from unisim import protocol
 from unisim.cuda_ipc import DeviceArena
-from unisim.process import WORKER_MAIN
+from unisim.protocol import cuda_driver
 from unisim.slots import SlotSpec
-from unisim.worker import cuda_ipc
 
 from .mjx_support import (
     QUADRUPED,
@@ -37,8 +36,8 @@ __all__ = ["jax_cache"]
 
 def _gpu_missing() -> str | None:
     try:
-        cuda_ipc.driver()
-    except cuda_ipc.CudaUnavailable as exc:
+        cuda_driver.driver()
+    except cuda_driver.CudaUnavailable as exc:
         return str(exc)
     try:
         import torch
@@ -71,10 +70,9 @@ needs_jax_gpu = pytest.mark.skipif(JAX_GPU_MISSING is not None,
 COPIER = textwrap.dedent("""
     import sys
     import msgpack
-    sys.path.insert(0, sys.argv[1])
-    import cuda_ipc
-    mapping = cuda_ipc.DeviceMapping(msgpack.unpackb(sys.stdin.buffer.read(), raw=False))
-    drv = cuda_ipc.driver()
+    from unisim.protocol import cuda_arena, cuda_driver
+    mapping = cuda_arena.DeviceMapping(msgpack.unpackb(sys.stdin.buffer.read(), raw=False))
+    drv = cuda_driver.driver()
     ctrl, qpos = mapping.regions["ctrl"], mapping.regions["qpos"]
     drv.wait(mapping.stream, mapping.ctrl_ready)
     drv.copy_async(qpos.pointer, ctrl.pointer, ctrl.nbytes, mapping.stream)
@@ -95,7 +93,7 @@ def test_an_arena_is_shared_with_another_process_and_ordered_by_ipc_events() -> 
     stream = torch.cuda.current_stream().cuda_stream
     ctrl.copy_(torch.arange(12, dtype=torch.float32, device="cuda:0").reshape(4, 3))
     arena.record_inputs(stream)
-    copier = subprocess.run([sys.executable, "-c", COPIER, str(WORKER_MAIN.parent)],
+    copier = subprocess.run([sys.executable, "-c", COPIER],
                             input=protocol.encode(arena.declaration()), capture_output=True,
                             timeout=120, check=False)
     assert copier.returncode == 0, copier.stderr.decode()
@@ -108,9 +106,9 @@ def test_an_arena_is_shared_with_another_process_and_ordered_by_ipc_events() -> 
 
 
 def test_a_gpu_the_worker_cannot_see_is_named() -> None:
-    with pytest.raises(cuda_ipc.CudaError, match="no GPU visible to this process has UUID "
+    with pytest.raises(cuda_driver.CudaError, match="no GPU visible to this process has UUID "
                                                  "GPU-ffffffff-ffff"):
-        cuda_ipc.driver().ordinal_of(b"\xff" * 16)
+        cuda_driver.driver().ordinal_of(b"\xff" * 16)
 
 
 def test_an_engine_without_device_state_refuses_the_cuda_plane() -> None:

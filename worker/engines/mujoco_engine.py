@@ -10,10 +10,12 @@ import os
 
 import numpy as np
 
-from engines import mujoco_physics, physics, rendering
-from engines.base import Engine, EngineFault, slot
-from engines.mjmodel import Scene
-from shm import ArenaCache
+from unisim.protocol.arena import ArenaCache
+from unisim.protocol.schemas import parse_capture_request, slot
+
+from . import mujoco_physics, physics, rendering
+from .base import Engine, EngineFault
+from .mjmodel import Scene
 
 
 class LoopStepper:
@@ -214,8 +216,6 @@ class MujocoEngine(Engine):
         self.stepper.publish(everything, slots["qpos"], slots["qvel"])
 
     def step(self, substeps):
-        if substeps < 1:
-            raise ValueError("substeps must be at least 1, got %d" % substeps)
         slots = self.slots
         try:
             self.stepper.step(slots["ctrl"], substeps, slots["qpos"], slots["qvel"])
@@ -236,8 +236,9 @@ class MujocoEngine(Engine):
 
         The env's state is copied into a scratch MjData and run through ``mj_forward``, so
         the frame is the one an in-process renderer draws for that qpos (and mocap)."""
+        request = parse_capture_request(request)
         num_envs = self.slots["qpos"].shape[0]
-        env = int(request["env_id"])
+        env = request["env_id"]
         if not 0 <= env < num_envs:
             raise ValueError("env_id must lie in [0, %d), got %d" % (num_envs, env))
         camera = rendering.camera_id(self.mujoco, self.model, request.get("camera"))
