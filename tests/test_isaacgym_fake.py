@@ -124,8 +124,11 @@ def test_contact_forces_carry_the_weight_of_a_resting_box(isaacgym_fake_python: 
         step(gym, sim, 200)
         refresh(gym, sim)
         masses = [p.mass for p in gym.get_actor_rigid_body_properties(envs[0], 0)]
-        print(json.dumps({"force": t["net_contact_force"].tolist(), "mass": sum(masses)}))
+        shapes = gym.get_actor_rigid_shape_properties(envs[0], 0)
+        print(json.dumps({"force": t["net_contact_force"].tolist(), "mass": sum(masses),
+                          "friction": [p.friction for p in shapes]}))
     """)
+    assert out["friction"] == [1.0, 1.0]  # MuJoCo's default sliding friction, per shape
     box, marker = out["force"]
     assert box[2] == pytest.approx(out["mass"] * 9.81, rel=0.02)  # the marker rests on it
     assert marker == [0.0, 0.0, 0.0]  # the marker touches nothing (it floats beside the box)
@@ -268,3 +271,26 @@ def test_torch_utils_and_gymutil_helpers(isaacgym_fake_python: str) -> None:
     assert out["identity"] == [pytest.approx([0, 0, 0, 1], abs=1e-6)]
     assert out["device"] == ["cuda", 1]
     assert out["args"] == ["cuda", 1, False, True, True, "x"]
+
+
+def test_asset_shape_friction_reaches_the_actors_created_after(isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, """
+        gym = gymapi.acquire_gym()
+        params = gymapi.SimParams()
+        params.up_axis = gymapi.UP_AXIS_Z
+        sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
+        asset = gym.load_asset(sim, write(BOX), "scene.xml", gymapi.AssetOptions())
+        shapes = gym.get_asset_rigid_shape_properties(asset)
+        frictions = []
+        for value in (0.3, 0.7):  # legged_gym's friction randomisation, env by env
+            for props in shapes:
+                props.friction = value
+            assert gym.set_asset_rigid_shape_properties(asset, shapes)
+            env = gym.create_env(sim, gymapi.Vec3(-1, -1, 0), gymapi.Vec3(1, 1, 1), 2)
+            gym.create_actor(env, asset, gymapi.Transform(), "box", 0, 1)
+            frictions.append([p.friction for p in gym.get_actor_rigid_shape_properties(env, 0)])
+        print(json.dumps({"frictions": frictions,
+                          "short": gym.set_asset_rigid_shape_properties(asset, shapes[:1])}))
+    """)
+    assert out["frictions"] == [pytest.approx([0.3, 0.3]), pytest.approx([0.7, 0.7])]
+    assert out["short"] is False

@@ -45,6 +45,7 @@ class ActorSim:
         self.effort = np.zeros(self.ndof)
         self.props = asset.default_props.copy()
         robot = model.geom_bodyid > 0
+        model.geom_friction[robot, 0] = asset.shape_friction
         collides = (model.geom_contype | model.geom_conaffinity) != 0
         if filter_bits:  # filter & filter != 0: the actor's shapes never touch each other
             model.geom_contype[robot & collides] = 0

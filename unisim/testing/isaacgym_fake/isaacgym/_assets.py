@@ -59,6 +59,8 @@ class AssetData:
         model = self.compile(None)
         self.body_names = [model.body(b).name or "body%d" % b for b in range(1, model.nbody)]
         self.shape_count = int(np.sum(model.geom_bodyid > 0))
+        # friction per shape, for actors created from now on (set_asset_rigid_shape_properties)
+        self.shape_friction = model.geom_friction[model.geom_bodyid > 0, 0].copy()
         self.default_props = self._default_props(model)
 
     def _default_props(self, model):

@@ -160,6 +160,25 @@ class BuildMixin:
     def get_asset_rigid_shape_count(self, arg0):
         return arg0._data.shape_count
 
+    def get_asset_rigid_shape_properties(self, arg0):
+        result = []
+        for friction in arg0._data.shape_friction:
+            props = RigidShapeProperties()
+            props.friction = float(friction)
+            result.append(props)
+        return result
+
+    def set_asset_rigid_shape_properties(self, arg0, arg1):
+        """Friction per shape for the actors created from this asset afterwards (legged_gym
+        randomises friction so, env by env)."""
+        data = arg0._data
+        if len(arg1) != data.shape_count:
+            _error("set_asset_rigid_shape_properties: %d properties for %d shapes"
+                   % (len(arg1), data.shape_count))
+            return False
+        data.shape_friction = np.array([float(props.friction) for props in arg1])
+        return True
+
     def get_asset_joint_count(self, arg0):
         return len(arg0._data.dof_names)
 
