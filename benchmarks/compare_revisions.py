@@ -76,6 +76,7 @@ def main() -> None:
             folder.mkdir()
             env = {**os.environ, "PYTHONPATH": str(package(revision, folder))}
             servers[label] = subprocess.Popen([sys.executable, "-c", SERVER], env=env, text=True,
+                                              cwd=tmp,
                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             print(label, revision or "working tree", servers[label].stdout.readline().strip())
         results: dict[str, dict[str, list[float]]] = {k: {} for k in servers}
