@@ -6,15 +6,14 @@ reset; their resets alternate, and the figure is the median over repetitions of 
 paired ratio (design.md section 9: these machines drift by 2x over minutes). Also timed:
 randomising mid-episode (``Backend.randomize``) and a push (``Backend.push``).
 
-    python benchmarks/randomization.py            # 4096 envs; writes docs/benchmarks.md's
-                                                  # randomization section and its result file
+    python benchmarks/randomization.py            # 4096 envs; writes the figures:randomization
+                                                  # block of docs/benchmarks.md (doc_figures)
     python benchmarks/randomization.py --quick    # 256 envs, prints only
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -38,9 +37,6 @@ from unisim.physics_randomization import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "benchmarks.md"
-RESULT = ROOT / "docs" / "results" / "randomization.json"
-BEGIN, END = "<!-- figures:randomization:begin -->", "<!-- figures:randomization:end -->"
 JOINTS = ["fl_hip", "fl_knee", "fr_hip", "fr_knee", "bl_hip", "bl_knee", "br_hip", "br_knee"]
 BODIES = ["world", "torso", "front_left", "front_left_shin", "front_right", "front_right_shin",
           "back_left", "back_left_shin", "back_right", "back_right_shin"]
@@ -100,19 +96,6 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_docs(command: str, block: str, data: list[dict[str, Any]]) -> None:
-    text = DOC.read_text()
-    section = f"{BEGIN}\n{block}\n{END}"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n## Physics randomisation at reset\n\n" + section + "\n"
-    DOC.write_text(text)
-    RESULT.parent.mkdir(exist_ok=True)
-    RESULT.write_text(json.dumps({"command": command, "block": block, "data": data},
-                                 indent=2) + "\n")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -120,7 +103,7 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=9)
     args = parser.parse_args()
     num_envs, reps = (256, 3) if args.quick else (4096, args.reps)
-    workers = [None]
+    workers: list[str | None] = [None]
     py38 = os.environ.get("UNISIM_PY38")
     if py38:
         workers.append(py38)
@@ -136,8 +119,10 @@ def main() -> int:
     if not args.quick:
         command = "python benchmarks/randomization.py" + (
             "" if args.reps == 9 else f" --reps {args.reps}")
-        write_docs(command, block, results)
-        print(f"wrote {DOC.relative_to(ROOT)} and {RESULT.relative_to(ROOT)}")
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from doc_figures import publish
+
+        print(f"wrote {publish('randomization', block, results, command)}")
     return 0
 
 

@@ -27,7 +27,8 @@ PACKAGES = GENERATED / "packages"  # unisim.worker and unisim.protocol under the
 ADAPTER = ("worker/engines/isaacgym_engine.py", "worker/engines/isaacgym_sim.py",
            "worker/engines/isaacgym_io.py", "worker/engines/isaacgym_mapping.py",
            "worker/engines/isaacgym_options.py", "worker/engines/isaacgym_kinematics.py",
-           "worker/engines/mjcf_scan.py", "protocol/cuda_driver.py", "protocol/cuda_arena.py")
+           "worker/engines/mjcf_scan.py", "worker/engines/isaacgym_physics.py",
+           "protocol/cuda_driver.py", "protocol/cuda_arena.py")
 PY38 = ROOT / ".venv38" / "bin" / "python"
 
 

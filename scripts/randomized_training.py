@@ -6,7 +6,7 @@ Reads two run folders of ``python -m unisim train quadruped [--randomize]``, wri
 ``docs/figures/quadruped-friction.png`` (forward distance over an episode at friction 0.3
 and 1.25, each policy, mean of 64 envs), the section between the
 ``<!-- figures:randomized-training:... -->`` markers of docs/training.md, and its result
-file docs/results/randomized-training.json ({"command", "block", "data"}).
+file docs/results/randomized-training.json (scripts/doc_figures.py's ``publish``).
 
     python scripts/randomized_training.py runs/quadruped-2026... runs/quadruped-randomized-2026...
 """
@@ -23,17 +23,14 @@ from typing import Any
 
 import torch
 
+from doc_figures import publish  # this folder's
 from unisim.physics_randomization import PhysicsRandomization, Uniform, friction
 from unisim.tasks import make
 from unisim.tasks.quadruped import BODIES
 from unisim.training.progress import read_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "training.md"
-RESULT = ROOT / "docs" / "results" / "randomized-training.json"
 FIGURES = ROOT / "docs" / "figures"
-BEGIN = "<!-- figures:randomized-training:begin -->"
-END = "<!-- figures:randomized-training:end -->"
 FRICTIONS = (0.3, 1.25)  # the ends of the training range (the model's friction is 1)
 ENVS = 64
 
@@ -158,16 +155,12 @@ def main() -> int:
     plot(curves, rollouts, dt=0.02)
     block = block_text(summaries, rollouts)
     print(block)
-    text = DOC.read_text()
-    text = text[:text.index(BEGIN) + len(BEGIN)] + "\n" + block + "\n" + text[text.index(END):]
-    DOC.write_text(text)
     command = "python scripts/randomized_training.py <plain run> <randomized run>"
     data = {"summaries": summaries, "rollouts": rollouts,
             "curves": {n: [{k: r[k] for k in ("iteration", "mean_return",
                                               "mean_episode_length", "wall_s")} for r in rows]
                        for n, rows in curves.items()}}
-    RESULT.parent.mkdir(exist_ok=True)
-    RESULT.write_text(json.dumps({"command": command, "block": block, "data": data}) + "\n")
+    publish("randomized-training", block, data, command)
     return 0
 
 

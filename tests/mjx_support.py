@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -57,6 +59,25 @@ def in_process_rollout(model: str, num_envs: int, ctrls: np.ndarray) -> list[np.
         data = step(mx, data, jax.device_put(ctrl, device), 1)
         trajectory.append(np.asarray(data.qpos))
     return trajectory
+
+
+def fresh_process_spread(model: str, num_envs: int, ctrls: np.ndarray, runs: int = 3) -> float:
+    """The largest difference between any two of ``runs`` in-process MJX rollouts, each in
+    a fresh process: how far XLA on this machine lets identical runs drift apart (kernel
+    choice and reduction order may differ between processes)."""
+    with tempfile.TemporaryDirectory() as folder:
+        np.save(f"{folder}/ctrls.npy", ctrls)
+        script = ("import sys, numpy as np; from tests.mjx_support import in_process_rollout; "
+                  "np.save(sys.argv[3], np.array(in_process_rollout(sys.argv[1], "
+                  "int(sys.argv[2]), np.load(sys.argv[4]))))")
+        outs = []
+        for run in range(runs):
+            out = f"{folder}/run{run}.npy"
+            subprocess.run([sys.executable, "-c", script, model, str(num_envs), out,
+                            f"{folder}/ctrls.npy"], check=True, timeout=600,
+                           cwd=Path(__file__).resolve().parent.parent)
+            outs.append(np.load(out))
+    return max(float(np.max(np.abs(a - b))) for i, a in enumerate(outs) for b in outs[i + 1:])
 
 
 def random_ctrls(steps: int, num_envs: int, nu: int) -> np.ndarray:

@@ -72,3 +72,15 @@ def test_mock_checks_names_and_pushes_fail_like_any_command() -> None:
                       faults=[Fault.kill("PHYSICS", call=2)]) as sim:
         with pytest.raises(WorkerDied):
             sim.push()
+
+
+def test_a_restart_applies_the_same_parameters_again() -> None:
+    with mock_backend(4, **NAMES, randomization=SPEC) as sim:
+        sim.randomize([2])
+        before = sim.physics_parameters()
+        sim.restart()
+        applied, count = applied_physics(sim)
+        np.testing.assert_array_equal(count, [2, 2, 3, 2])  # once more each, by the new workers
+        for label, values in before.items():
+            np.testing.assert_array_equal(applied[label], values)
+            np.testing.assert_array_equal(sim.physics_parameters()[label], values)

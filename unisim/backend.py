@@ -58,6 +58,9 @@ class Backend(PhysicsMethods):
     ``nan_policy`` says what a NaN or infinite ctrl does: ``"warn"`` (default: step as
     MuJoCo does, flag the envs in ``warnings`` and log them), ``"raise"`` (``ValueError``
     before stepping) or ``"reset"`` (as warn, then reset them); see ``sim_warnings``.
+
+    ``randomization`` (a ``PhysicsRandomization``) gives every env its own physics,
+    drawn at start and, by default, at each of its resets (docs/randomization.md).
     """
 
     def __init__(self, engine: str = "mujoco", model: str | Path | None = None,

@@ -218,7 +218,11 @@ class CudaPlane:
         self._device().await_outputs(self._stream())
 
     def close(self) -> None:
-        """Destroy the events; the memory goes with the last tensor over it (the host arena
-        is closed by the backend's ``Workers``)."""
+        """Destroy the events and drop this plane's views; the memory goes with the last
+        tensor over it (the host arena is closed by the backend's ``Workers``, and its
+        mapping, with the descriptor the mapping holds, goes once no view is left: a closed
+        backend kept alive, say by a failed test's traceback, must not hold it)."""
+        self._views = {}
+        self._host = None
         if self._arena is not None:
             self._arena.close()

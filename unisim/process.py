@@ -34,10 +34,20 @@ _LIVE: weakref.WeakSet[WorkerProcess] = weakref.WeakSet()
 
 
 def open_pipes() -> set[int]:
-    """Descriptors of worker pipes still open in this process (for the leak guard)."""
-    return {stream.fileno() for process in list(_LIVE)
-            for stream in (process.popen.stdin, process.popen.stdout, process.popen.stderr)
-            if stream is not None and not stream.closed}
+    """Descriptors of worker pipes still open in this process (for the leak guard).
+
+    A descriptor counts only while it is still the pipe it was opened as: once closed, its
+    number may be reused by anything (JAX opens pipes of its own), which is not our leak.
+    """
+    found = set()
+    for process in list(_LIVE):
+        for fd, inode in process.pipe_inodes.items():
+            try:
+                if os.fstat(fd).st_ino == inode:
+                    found.add(fd)
+            except OSError:
+                continue
+    return found
 
 
 def worker_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -63,6 +73,8 @@ class WorkerProcess:
         self.stdin_fd = cast(IO[bytes], self.popen.stdin).fileno()
         self.stdout_fd = cast(IO[bytes], self.popen.stdout).fileno()
         self._stderr_stream = cast(IO[bytes], self.popen.stderr)
+        self.pipe_inodes = {fd: os.fstat(fd).st_ino for fd in (
+            self.stdin_fd, self.stdout_fd, self._stderr_stream.fileno())}
         self._stderr = collections.deque[str](maxlen=STDERR_LINES)
         self._pump = threading.Thread(
             target=self._forward_stderr, name=f"unisim-stderr-{self.pid}", daemon=True)
@@ -120,6 +132,7 @@ class WorkerProcess:
         self._pump.join(timeout=1.0)
         if self.popen.stderr is not None:
             self.popen.stderr.close()
+        self.pipe_inodes = {}  # closed: these numbers are free for anyone to reuse
 
     def describe_exit(self) -> str:
         code = self.popen.returncode

@@ -232,7 +232,7 @@ class Worker:
         use_qpos = field(payload, "RESET", "qpos", bool, False)
         use_qvel = field(payload, "RESET", "qvel", bool, False)
         if field(payload, "RESET", "physics", bool, False):
-            self.require_physics().randomize(True, False)
+            self.require_physics().randomize(True, False, resetting=True)
         self.require_engine(Engine).reset(use_qpos, use_qvel)
         return {}
 

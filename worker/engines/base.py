@@ -7,6 +7,8 @@ slots from ``init``'s reply, creates them in shared memory (each with a leading
 with the number of environments moves through those slots, never through replies.
 """
 
+from typing import Tuple  # noqa: F401 - the type comment below
+
 
 class EngineFault(RuntimeError):
     """An error after which the engine's state is no longer trustworthy."""
@@ -21,7 +23,7 @@ class Engine:
     # worker reads it after ``init``, so an engine may set it there (IsaacGym: GPU pipeline).
     device_resident = False
     # What ``randomize`` can apply (engines/physics.py); INIT refuses anything else by name.
-    physics_quantities = ()
+    physics_quantities = ()  # type: Tuple[str, ...]
 
     def init(self, spec, worker):
         """Build the scene from the INIT payload; return the layout.
@@ -46,10 +48,11 @@ class Engine:
         """Reset envs flagged in ``reset_mask``; take qpos/qvel from the slots if flagged."""
         raise NotImplementedError
 
-    def randomize(self, parameters, push):
+    def randomize(self, parameters, push, resetting=False):
         """For envs flagged in ``reset_mask``: apply their ``physics`` slot rows to the
         model (``parameters``) and add their ``push`` rows to the root velocity (``push``),
-        publishing the new state. Only called when INIT had a ``physics`` spec."""
+        publishing the new state. Only called when INIT had a ``physics`` spec.
+        ``resetting``: a reset of those envs follows, so their state need not be kept."""
         raise NotImplementedError("this engine cannot randomise physics")
 
     def capture(self, request):

@@ -24,15 +24,19 @@ from unisim.protocol.schemas import physics_layout, slot
 
 from . import isaacgym_kinematics as kinematics
 from . import isaacgym_mapping as mapping
-from . import mjcf_scan, rendering
+from . import mjcf_scan, physics, rendering
 from .base import Engine, EngineFault
 from .isaacgym_kinematics import Kinematics
 from .isaacgym_options import Options
 
 
 class IsaacGymEngine(Engine):
+    # engines/isaacgym_physics.py (which imports the SDK, so it is named here)
+    physics_quantities = ("friction", "mass", "damping", "armature", "gain", "push")
+
     def __init__(self):
         self.slots = {}
+        self.physics: Any = None
         self.io: Any = None  # isaacgym_io.HostSlots or DeviceSlots, from attach
         self.images = ArenaCache(keep=1)  # the host's capture arena
         self.tempdir = tempfile.mkdtemp(prefix="unisim-isaacgym-")
@@ -95,6 +99,14 @@ class IsaacGymEngine(Engine):
         ]
         if options.viewer:
             slots.append(slot("viewer_open", "|u1", []))
+        if spec.get("physics"):
+            from .isaacgym_physics import IsaacPhysics
+
+            if self.device_resident and options.choose_plane(spec) == "cuda":
+                raise ValueError("physics randomisation on IsaacGym reads its draws from host "
+                                 "memory: use data_plane='shm' with it")
+            self.physics = IsaacPhysics(self.sim, scenes, spec["physics"])
+            slots += physics.slots(spec["physics"])
         return physics_layout(
             engine="isaacgym", engine_version="Preview 4",
             stepper="%s pipeline" % options.pipeline, num_envs=num_envs,
@@ -158,6 +170,17 @@ class IsaacGymEngine(Engine):
             host = np.asarray(rows)
             bodies = self.kinematics.body_states(self.assignment[host], _host(qpos), _host(qvel))
         self.sim.write_body_states(rows, bodies)
+
+    def randomize(self, parameters, push, resetting=False):
+        """Apply the flagged rows' physics draws and pushes (engines/isaacgym_physics.py)."""
+        rows = np.flatnonzero(self.slots["reset_mask"])
+        if parameters and "physics" in self.slots:
+            self.physics.apply(rows, self.slots["physics"])
+        if push:
+            self._stage(rows, *self.physics.pushed(rows, self.slots["push"]))
+            state = self.sim.state()
+            self.io.publish({"qpos": state["qpos"], "qvel": state["qvel"],
+                             "body_states": state["body_states"]})
 
     def capture(self, request):
         """Render env ``env_id`` (this worker's row) into the image arena the request

@@ -104,7 +104,7 @@ class MockEngine(Engine):
         return [*physics.slots(spec), slot("mock_physics", "<f8", [int(spec["columns"])]),
                 slot("mock_physics_applied", "<i8", [])]
 
-    def randomize(self, parameters, push):
+    def randomize(self, parameters, push, resetting=False):
         self._fault("PHYSICS")
         slots = self.slots
         rows = slots["reset_mask"].astype(bool)

@@ -1,6 +1,7 @@
 """Gym: sims, assets, envs, actors and their properties (the SDK's "simulation setup")."""
 
 import copy
+import os
 import sys
 import time
 
@@ -14,7 +15,9 @@ from ._types import (
     DOF_PROPERTIES,
     DOF_STATE,
     Asset,
+    AssetOptions,
     Env,
+    IndexRange,
     RigidBodyProperties,
     RigidShapeProperties,
     Sim,
@@ -114,10 +117,6 @@ class BuildMixin:
         return self.load_mjcf(sim, rootpath, filename, options)
 
     def load_mjcf(self, sim, rootpath, filename, options=None):
-        import os
-
-        from ._types import AssetOptions
-
         try:
             data = AssetData(os.path.join(rootpath, filename),
                              AssetOptions() if options is None else options)
@@ -314,6 +313,19 @@ class BuildMixin:
             props = RigidShapeProperties()
             props.friction = float(actor.model.geom_friction[geom, 0])
             result.append(props)
+        return result
+
+    def get_actor_rigid_body_shape_indices(self, arg0, arg1):
+        """Each body's slice of the actor's shape list (its geoms; MuJoCo orders geoms by
+        body, as the shape list is)."""
+        model = self._actor(arg0, arg1).model
+        owners = model.geom_bodyid[model.geom_bodyid > 0]
+        result = []
+        for body in range(1, model.nbody):
+            indices = IndexRange()
+            indices.start = int((owners < body).sum())
+            indices.count = int((owners == body).sum())
+            result.append(indices)
         return result
 
     def set_actor_rigid_shape_properties(self, arg0, arg1, arg2):

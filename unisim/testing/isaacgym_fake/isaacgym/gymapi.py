@@ -41,6 +41,7 @@ from ._types import (  # noqa: F401  # noqa: F401
     CameraProperties,
     Env,
     FlexParams,
+    IndexRange,
     Mat33,
     PhysXParams,
     PlaneParams,
