@@ -59,11 +59,11 @@ def unpack(body):
         raise MessageError("message must be a 4-element array [kind, id, command, payload], got %r"
                            % (_preview(message),))
     kind, request_id, command, payload = message
-    if not _is_int(kind) or kind not in KIND_NAMES:
+    if not is_int(kind) or kind not in KIND_NAMES:
         raise MessageError("unknown message kind %r" % (kind,))
-    if not _is_int(request_id):
+    if not is_int(request_id):
         raise MessageError("request id must be an int, got %r" % (_preview(request_id),))
-    if command is not None and (not _is_int(command) or command not in COMMAND_NAMES):
+    if command is not None and (not is_int(command) or command not in COMMAND_NAMES):
         raise MessageError("unknown command code %r" % (command,))
     if not isinstance(payload, dict):
         raise MessageError("payload must be a map, got %s" % type(payload).__name__)
@@ -83,7 +83,7 @@ def error_record(exc_type, message, traceback_text, faulted):
     return {"type": exc_type, "message": message, "traceback": traceback_text, "faulted": faulted}
 
 
-def _is_int(value):
+def is_int(value):
     """An int that is not a bool (and so hashable, unlike a list in its place)."""
     return isinstance(value, int) and not isinstance(value, bool)
 

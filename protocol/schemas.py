@@ -7,7 +7,7 @@ use these, so a field is spelled in one place. PROTOCOL.md documents each.
 Python 3.8, stdlib only.
 """
 
-from .messages import MessageError
+from .messages import MessageError, is_int
 
 PHYSICS_LAYOUT = ("engine", "engine_version", "stepper", "num_envs", "nq", "nv", "nu", "nbody",
                   "timestep", "joint_names", "actuator_names", "body_names", "keyframes",
@@ -116,7 +116,7 @@ def render_request(rows, width, height, camera, depth, randomize, call, source):
 def parse_render_request(payload):
     _require(payload, "RENDER", ("rows", "width", "height"))
     rows = payload["rows"]
-    if not isinstance(rows, list) or len(rows) != 2 or not all(_is_int(r) for r in rows):
+    if not isinstance(rows, list) or len(rows) != 2 or not all(is_int(r) for r in rows):
         raise SchemaError("RENDER rows must be [start, stop], got %r" % (rows,))
     for name in ("width", "height"):
         _check(payload, "RENDER", name, int)
@@ -133,7 +133,7 @@ def _require(payload, what, fields):
 
 def _check(payload, what, name, kinds):
     value = payload[name]
-    ok = _is_int(value) if kinds is int else isinstance(value, kinds) and \
+    ok = is_int(value) if kinds is int else isinstance(value, kinds) and \
         not isinstance(value, bool)
     if not ok:
         raise SchemaError("%s field %s has the wrong type: %r" % (what, name, value))
@@ -143,7 +143,3 @@ def _slots(reply, what):
     _check(reply, what, "slots", list)
     for entry in reply["slots"]:
         _require(entry, what + " slot", ("name", "dtype", "shape"))
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)

@@ -20,7 +20,7 @@ from typing import Any, List
 import numpy as np
 
 from unisim.protocol.arena import ArenaCache
-from unisim.protocol.schemas import physics_layout, slot
+from unisim.protocol.schemas import parse_capture_request, physics_layout, slot
 
 from . import isaacgym_kinematics as kinematics
 from . import isaacgym_mapping as mapping
@@ -185,8 +185,9 @@ class IsaacGymEngine(Engine):
     def capture(self, request):
         """Render env ``env_id`` (this worker's row) into the image arena the request
         declares, packed ``(height, width, 3)`` from its start."""
-        env = request.get("env_id")
-        if isinstance(env, bool) or not isinstance(env, int) or not 0 <= env < self.sim.num_envs:
+        request = parse_capture_request(request)
+        env = request["env_id"]
+        if not 0 <= env < self.sim.num_envs:
             raise ValueError("CAPTURE env_id must be an env index in [0, %d), got %r"
                              % (self.sim.num_envs, env))
         if request.get("camera") is not None:

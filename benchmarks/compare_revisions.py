@@ -1,0 +1,102 @@
+"""Step latency of two git revisions of unisim, interleaved in one run.
+
+    .venv/bin/python benchmarks/compare_revisions.py BEFORE [AFTER] [--blocks 11] [--steps 2000]
+
+Each revision is exported (``git archive``) into a temporary folder laid out as the
+installed package (``unisim/``, ``unisim/protocol``, ``unisim/worker``) and served by a
+process of its own that holds two cartpole backends (doorbell and pipe). Blocks of
+``--steps`` steps alternate between the revisions; the table shows each one's median p50
+and the median of the paired after/before ratios (machine noise hits both alike).
+AFTER defaults to the working tree. Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = r"""
+import json, sys, time, unisim
+sims = {"doorbell": unisim.Backend("mujoco", model="cartpole", num_envs=1, progress=False),
+        "pipe": unisim.Backend("mujoco", model="cartpole", num_envs=1, progress=False,
+                               doorbell=False)}
+print(json.dumps({"file": unisim.__file__}), flush=True)
+for line in sys.stdin:
+    n, out = int(line), {}
+    for name, sim in sims.items():
+        for _ in range(20):
+            sim.step()
+        trips = []
+        for _ in range(n):
+            start = time.perf_counter()
+            sim.step()
+            trips.append(time.perf_counter() - start)
+        out[name] = sorted(trips)[len(trips) // 2] * 1e6
+    print(json.dumps(out), flush=True)
+"""
+
+
+def package(revision: str | None, into: Path) -> Path:
+    """A folder whose ``unisim`` package is ``revision`` (None: the working tree)."""
+    source = into / "source"
+    if revision is None:
+        source = ROOT
+    else:
+        source.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
+    site = into / "site"
+    shutil.copytree(source / "unisim", site / "unisim")
+    for part in ("protocol", "worker"):
+        (site / "unisim" / part).symlink_to(source / part)
+    return site
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("before")
+    parser.add_argument("after", nargs="?")
+    parser.add_argument("--blocks", type=int, default=11)
+    parser.add_argument("--steps", type=int, default=2000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="unisim-compare-") as tmp:
+        servers = {}
+        for label, revision in (("before", args.before), ("after", args.after)):
+            folder = Path(tmp) / label
+            folder.mkdir()
+            env = {**os.environ, "PYTHONPATH": str(package(revision, folder))}
+            servers[label] = subprocess.Popen([sys.executable, "-c", SERVER], env=env, text=True,
+                                              cwd=tmp,
+                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            print(label, revision or "working tree", servers[label].stdout.readline().strip())
+        results: dict[str, dict[str, list[float]]] = {k: {} for k in servers}
+        for _ in range(args.blocks):
+            for label, server in servers.items():
+                server.stdin.write(f"{args.steps}\n")
+                server.stdin.flush()
+                for path, p50 in json.loads(server.stdout.readline()).items():
+                    results[label].setdefault(path, []).append(p50)
+        for server in servers.values():
+            server.stdin.close()
+            server.wait(timeout=60)
+    print(f"\n| step path | before p50 µs | after p50 µs | after/before ({args.blocks} blocks) |")
+    print("|---|---:|---:|---:|")
+    for path, before in results["before"].items():
+        after = results["after"][path]
+        ratio = statistics.median(a / b for a, b in zip(after, before, strict=True))
+        print(f"| {path} | {statistics.median(before):.1f} | {statistics.median(after):.1f} "
+              f"| {ratio:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
