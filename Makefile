@@ -10,7 +10,7 @@ TYPECHECK := .venv-typecheck
 # The IsaacGym SDK fake of the test kit: Python 3.8 code, linted as the worker is.
 FAKE38 := unisim/testing/isaacgym_fake
 
-.PHONY: demo test lint ci clean gpu-stage bench bench-quick bench-profile
+.PHONY: demo test lint ci clean gpu-stage bench bench-quick bench-profile bench-sweep
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +84,11 @@ bench: $(VENV)/.bench $(VENV38)/.installed $(ENVPOOL_VENV)/.installed
 # CI's short run skips EnvPool (a 1 GB venv): its rows read n/a there.
 bench-quick: $(VENV)/.bench $(VENV38)/.installed
 	$(BENCH_ENV) $(HOST) benchmarks/suite.py --quick
+	$(BENCH_ENV) $(HOST) benchmarks/sweep.py --quick --memory-engines mujoco,mock
+
+# The split sweep (docs/benchmarks.md, "The split"): N x workers x threads, here.
+bench-sweep: $(VENV)/.bench $(VENV38)/.installed
+	$(BENCH_ENV) $(HOST) benchmarks/sweep.py --name split-2core
 
 bench-profile: $(VENV)/.bench
 	$(HOST) benchmarks/profile_step.py

@@ -9,6 +9,8 @@ JSON request per line on stdin and answers one JSON line on stdout:
     {"op": "close"}                                                    -> {"ok": true}
 """
 
+import importlib
+import importlib.util
 import json
 import os
 import sys
@@ -99,6 +101,20 @@ class InProcessMujoco:
         self.batch = self.datas = None
 
 
+def load_worker_module(worker_dir, name):
+    """``unisim.worker.<name>``: imported by package on the host's interpreter; elsewhere
+    (Python 3.8) the worker's bootstrap first gives this interpreter its packages."""
+    try:
+        import unisim.worker  # noqa: F401
+    except ImportError:
+        spec = importlib.util.spec_from_file_location(
+            "unisim_bootstrap", os.path.join(worker_dir, "bootstrap.py"))
+        bootstrap = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bootstrap)
+        bootstrap.install(os.path.join(os.path.dirname(worker_dir), "protocol"), worker_dir)
+    return importlib.import_module("unisim.worker." + name)
+
+
 class WorkerStepper:
     """The unisim worker's own stepper (worker/engines/mujoco_engine.py) in this process,
     over plain arrays: the physics plus the copies between the engine and the slots,
@@ -107,8 +123,7 @@ class WorkerStepper:
     def __init__(self, model_path, num_envs, substeps, threads, worker_dir):
         import mujoco
 
-        sys.path.insert(0, worker_dir)
-        from engines import mujoco_engine
+        mujoco_engine = load_worker_module(worker_dir, "engines.mujoco_engine")
 
         model = mujoco.MjModel.from_xml_path(model_path)
         stepper = (mujoco_engine.BatchStepper if mujoco_engine._has_batch(mujoco)

@@ -15,7 +15,7 @@ are medians of per-repetition ratios to the reference. Then: where a step's time
 and the targets of issue 15. Ctrl is zeros, written every step; 1 substep.
 
 ``--name`` publishes the block ``figures:NAME`` in docs/benchmarks.md with its result file
-(benchmarks/figures.py) and the plot docs/figures/NAME.png; ``--publish`` does that from a
+(scripts/doc_figures.py) and the plot docs/figures/NAME.png; ``--publish`` does that from a
 saved ``--json`` (a run made on another machine), ``--before`` adds that run's profile.
 """
 
@@ -34,14 +34,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from figures import ROOT, publish
 from measure import interleaved, paired_ratio
 from runner import InProcessMujoco, WorkerStepper, timed_rate
 from sweep_report import block, plot
 from systems import Remote, RemoteRunner, System, python38
 
 import unisim
-from unisim.process import WORKER_MAIN
+from unisim.process import BOOTSTRAP
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from doc_figures import ROOT, publish
 
 REF = "in-process, all threads"
 ONE = "in-process, 1 thread"
@@ -110,7 +112,7 @@ def memory(sim: unisim.Backend) -> dict[str, Any]:
 def systems(model: str, cfg: argparse.Namespace, py38: str | None,
             runner38: RemoteRunner | None) -> dict[str, Any]:
     """Row name -> factory of N; a str is why the row cannot run here."""
-    cpus, worker = cores(), str(WORKER_MAIN.parent)
+    cpus, worker = cores(), str(BOOTSTRAP.parent)
     new_api = "threads" in inspect.signature(unisim.Backend).parameters
     rows: dict[str, Any] = {
         REF: lambda n: Local(InProcessMujoco(model, n, None, 1, cpus, zero_ctrl=True), n),

@@ -65,8 +65,8 @@ def profile(data: dict[str, Any]) -> str:
          f"unisim workers=1, threads={data['machine']['cpus']}",
          "worker's stepper in-process, all threads"),
         ("3.8 physics: MjData loop in-process, 1 thread", "3.8 in-process MjData loop", None),
-        ("3.8 + the stepper's Python loop and copies", "3.8 worker's stepper in-process",
-         "3.8 in-process MjData loop"),
+        ("3.8: the worker's stepper instead (its Python loop, slot copies included)",
+         "3.8 worker's stepper in-process", "3.8 in-process MjData loop"),
         ("3.8 + process boundary (1 worker)", "3.8 worker, workers=1",
          "3.8 worker's stepper in-process"),
     ]
@@ -177,34 +177,42 @@ def plot(data: dict[str, Any], path: Path) -> None:
     sweep, sizes = data["sweep"], [int(n) for n in data["sweep"]]
     if not sizes:
         return
-    figure, axes = plt.subplots(1, 2, figsize=(14, 6))
+    figure, axes = plt.subplots(1, 2, figsize=(14, 7.5))
     names = list(dict.fromkeys(k for n in sweep for k in sweep[n]["median"]))
-    for name in names:
+    colours = plt.get_cmap("tab20").colors
+    for index, name in enumerate(names):
         points = [(int(n), d["median"][name]) for n, d in sweep.items() if name in d["median"]]
         xs, ys = zip(*points, strict=True)
-        axes[0].plot(xs, ys, marker="o", label=name)
+        axes[0].plot(xs, ys, marker="o", label=name, color=colours[index % len(colours)],
+                     linestyle="--" if name.startswith("3.8") else "-")
     axes[0].set(xscale="log", yscale="log", xlabel="N (parallel envs)", ylabel="env-steps/s",
                 title=f"{data['machine']['model']}, {data['machine']['cpus']} CPUs",
                 xticks=sizes, xticklabels=[str(n) for n in sizes])
     last = str(sizes[-1])
     d = sweep[last]
-    for prefix, label in (("unisim workers=", f"worker {data['machine']['python']}, "
-                           "MuJoCo batch (threads = cores / K)"),
-                          ("3.8 worker, workers=", "worker 3.8, MuJoCo 3.2 loop")):
-        points = sorted((int(k.split("=")[1].split(",")[0]), v) for k, v in d["median"].items()
-                        if k.startswith(prefix))
-        if points:
-            xs, ys = zip(*points, strict=True)
+    lines = (("unisim workers=", "unisim default split",
+              f"worker {data['machine']['python']}, MuJoCo batch (threads = cores / K)"),
+             ("3.8 worker, workers=", "3.8 worker, default split",
+              "worker 3.8, MuJoCo 3.2 loop"))
+    for prefix, default, label in lines:
+        found = {int(k.split("=")[1].split(",")[0]): v for k, v in d["median"].items()
+                 if k.startswith(prefix)}
+        if default in d["median"]:  # the default split is a point of the line too
+            found[int(d["split"][default].split("x")[0])] = d["median"][default]
+        if found:
+            xs, ys = zip(*sorted(found.items()), strict=True)
             axes[1].plot(xs, ys, marker="o", label=label)
     if REF in d["median"]:
         axes[1].axhline(d["median"][REF], color="k", linestyle="--", label=REF)
+    ks = [1, 2, 4, 8, 16, 32, 64, 128]
+    ks = [k for k in ks if k <= data["machine"]["cpus"]]
     axes[1].set(xscale="log", xlabel="workers K", ylabel="env-steps/s",
-                title=f"N={last}: against workers")
+                title=f"N={last}: against workers", xticks=ks, xticklabels=[str(k) for k in ks])
     for ax in axes:
         ax.xaxis.set_minor_locator(ticker.NullLocator())
         ax.yaxis.set_major_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)

@@ -9,7 +9,6 @@ so far: the distance walked is the same in every run on one machine, speeds vary
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict
 
 from doc_figures import previous, publish
 from unisim.demo import demo, report
@@ -19,20 +18,22 @@ def main() -> int:
     result = demo(num_envs=64, steps=300, python=None, video=None)
     lines = report(result)
     print("\n".join(lines))
-    runs = [*(previous("demo") or {}).get("runs", []), asdict(result)]
-
-    def span(key: str, fmt: str) -> str:
-        low, high = (format(f(run[key] for run in runs), fmt) for f in (min, max))
-        return low if low == high else f"{low} to {high}"
-
-    ratios = [run["worker_rate"] / run["local_rate"] for run in runs]
+    local = result.replays[-1]
+    run = {"python": result.python, "distance_m": result.distance_m,
+           "min_distance_m": result.min_distance_m, "fallen": result.fallen,
+           "rates": {replay.label: replay.rate for replay in result.replays}}
+    runs = [*(previous("demo") or {}).get("runs", []), run]
+    distances = sorted({f"{r['distance_m']:.2f}" for r in runs})
+    ranges = []
+    for replay in result.replays:
+        rates = [r["rates"][replay.label] for r in runs if replay.label in r["rates"]]
+        ranges.append(f"{replay.label.split(',')[0]} {min(rates):,.0f} to {max(rates):,.0f}")
     block = ["```", "$ make demo", *lines, "video of env 0: runs/demo/quadruped.mp4", "```",
              "",
-             f"Over the {len(runs)} run(s) published so far on this 2-core machine, shared "
-             f"with other jobs: distance {span('distance_m', '.2f')} m; worker "
-             f"{span('worker_rate', ',.0f')} and in-process {span('local_rate', ',.0f')} "
-             f"env-steps/s (ratio {min(ratios):.2f} to {max(ratios):.2f}). The distance is "
-             "the same in every run on one machine; the speeds vary with the load."]
+             f"Over the {len(runs)} runs published so far on this 2-core machine, shared "
+             f"with other jobs: distance {' / '.join(distances)} m (the same in every run on "
+             f"one machine); env-steps/s vary with the load: {'; '.join(ranges)} "
+             f"(in-process: {local.label.removeprefix('in-process, ')})."]
     publish("demo", "\n".join(block), {"runs": runs}, "python scripts/demo_figures.py")
     return 0
 

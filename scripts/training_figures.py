@@ -12,8 +12,10 @@ checked to act exactly as rsl_rl's policy does).
 from __future__ import annotations
 
 import json
+import os
 import platform
 import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import asdict
@@ -27,6 +29,7 @@ import torch
 from doc_figures import ROOT, publish
 from unisim.policy import MlpPolicy, export
 from unisim.training.run import RunResult, train
+from unisim.training.worker_python import find_python38
 
 POLICY = ROOT / "unisim" / "models" / "quadruped_policy.npz"
 COMMAND = "python scripts/training_figures.py"
@@ -62,11 +65,28 @@ def ship_policy(result: RunResult) -> None:
     print(f"policy: {POLICY} ({POLICY.stat().st_size // 1024} KiB, max |diff| {error:.1e})")
 
 
-def versions() -> dict[str, str]:
-    names = ("torch", "rsl-rl-lib", "mujoco", "numpy")
-    return {"python": platform.python_version(), "machine": platform.machine(),
-            "cpus": str(len(__import__("os").sched_getaffinity(0))),
-            **{name: metadata.version(name) for name in names}}
+WORKER_VERSIONS = ("import json, sys, mujoco, numpy; print(json.dumps({'python': "
+                   "'%d.%d.%d' % sys.version_info[:3], 'mujoco': mujoco.__version__, "
+                   "'numpy': numpy.__version__}))")
+
+
+def versions(worker_python: str) -> dict[str, Any]:
+    """The machine, the trainer's libraries, and the worker's (it runs the physics)."""
+    names = ("torch", "rsl-rl-lib", "numpy")
+    worker = subprocess.run([worker_python, "-c", WORKER_VERSIONS], capture_output=True,
+                            text=True, check=True).stdout
+    return {"machine": platform.machine(), "cpus": len(os.sched_getaffinity(0)),
+            "cpu": _cpu_model(),
+            "host": {"python": platform.python_version(),
+                     **{name: metadata.version(name) for name in names}},
+            "worker": json.loads(worker)}
+
+
+def _cpu_model() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
 
 
 def table(runs: dict[str, list[dict[str, Any]]]) -> str:
@@ -113,6 +133,8 @@ def table(runs: dict[str, list[dict[str, Any]]]) -> str:
 
 
 def main() -> int:
+    worker_python, said = find_python38()
+    print(said)
     runs: dict[str, list[dict[str, Any]]] = {"cartpole": [], "quadruped": []}
     with tempfile.TemporaryDirectory(prefix="unisim-training-") as out:
         for task in ("cartpole", "cartpole", "quadruped"):
@@ -126,7 +148,7 @@ def main() -> int:
         for task_runs in runs.values():
             for run in task_runs:
                 run["run_dir"] = run["checkpoint"] = run["video"] = None  # temporary paths
-    data = {"versions": versions(), "runs": runs}
+    data = {"versions": versions(worker_python or sys.executable), "runs": runs}
     publish("training", table(runs), data, COMMAND)
     print(table(runs))
     return 0

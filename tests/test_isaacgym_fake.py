@@ -236,3 +236,35 @@ def test_the_trace_and_a_headless_viewer_that_closes(isaacgym_fake_python: str,
     assert calls[calls.index("create_viewer"):] == [
         "create_viewer", *["simulate", "fetch_results", "query_viewer_has_closed",
                            "step_graphics", "draw_viewer"] * 3, "destroy_viewer", "destroy_sim"]
+
+
+def test_torch_utils_and_gymutil_helpers(isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, """
+        import math, sys
+        from isaacgym import gymutil, torch_utils as tu
+        q = tu.quat_from_euler_xyz(torch.tensor([0.3]), torch.tensor([-0.2]),
+                                   torch.tensor([math.pi / 2]))
+        v = torch.tensor([[1.0, 0.5, -0.25]])
+        sdk = gymapi.Quat(*q[0].tolist()).rotate(gymapi.Vec3(*v[0].tolist()))
+        sys.argv = ["train.py", "--sim_device", "cuda:1", "--pipeline", "cpu", "--task", "x"]
+        args = gymutil.parse_arguments(custom_parameters=[
+            {"name": "--task", "type": str, "default": "anymal"}])
+        print(json.dumps({
+            "yaw": tu.quat_from_euler_xyz(*[torch.tensor([a]) for a in (0.0, 0.0, math.pi / 2)])
+                     .tolist(),
+            "rotated": tu.quat_apply(q, v).tolist(), "sdk": [sdk.x, sdk.y, sdk.z],
+            "back": tu.quat_rotate_inverse(q, tu.quat_rotate(q, v)).tolist(),
+            "euler": [float(a) for a in tu.get_euler_xyz(q)],
+            "identity": tu.quat_mul(q, tu.quat_conjugate(q)).tolist(),
+            "device": list(gymutil.parse_device_str("cuda:1")),
+            "args": [args.sim_device_type, args.compute_device_id, args.use_gpu_pipeline,
+                     args.use_gpu, int(args.physics_engine) == int(gymapi.SIM_PHYSX), args.task],
+        }))
+    """)
+    assert out["yaw"] == [pytest.approx([0, 0, 0.7071068, 0.7071068], abs=1e-6)]  # xyzw
+    assert out["rotated"][0] == pytest.approx(out["sdk"], abs=1e-5)  # as gymapi.Quat does
+    assert out["back"] == [pytest.approx([1.0, 0.5, -0.25], abs=1e-5)]
+    assert out["euler"] == pytest.approx([0.3, 2 * 3.14159265 - 0.2, 3.14159265 / 2], abs=1e-5)
+    assert out["identity"] == [pytest.approx([0, 0, 0, 1], abs=1e-6)]
+    assert out["device"] == ["cuda", 1]
+    assert out["args"] == ["cuda", 1, False, True, True, "x"]

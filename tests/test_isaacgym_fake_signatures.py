@@ -88,13 +88,17 @@ def _from_def(node: ast.FunctionDef) -> list[Param]:
 
 
 def _signatures(node: ast.FunctionDef) -> list[list[Param]]:
-    """What a stub def allows: its own parameters, or its docstring's when it has only
-    ``*args, **kwargs``."""
+    """What a stub def allows: its own parameters, with the literal defaults its docstring
+    states (the stubs write ``...``); its docstring's when it has only ``*args, **kwargs``."""
     own = _from_def(node)
+    documented = _from_docstring(ast.get_docstring(node) or "", node.name)
+    if documented is None:
+        return [own]
     if [kind for _, kind, _, _ in own] == ["VAR_POSITIONAL", "VAR_KEYWORD"]:
-        documented = _from_docstring(ast.get_docstring(node) or "", node.name)
-        if documented is not None:
-            return [documented, own]
+        return [documented, own]
+    if [p[:3] for p in documented] == [p[:3] for p in own]:
+        return [[(name, kind, has, doc if has else None) for (name, kind, has, _), (*_, doc)
+                 in zip(own, documented, strict=True)]]
     return [own]
 
 

@@ -11,7 +11,9 @@ from .errors import (
     BackendDead,
     ProtocolError,
     RemoteError,
+    RenderWorkerDied,
     SetupError,
+    StateError,
     UnisimError,
     WorkerCrashed,
     WorkerDied,
@@ -20,7 +22,7 @@ from .errors import (
 from .layout import Layout
 from .physics_randomization import Gaussian, LogUniform, PhysicsRandomization, Push, Uniform
 from .randomizer import Randomizer
-from .render_pool import RenderPool, RenderWorkerDied
+from .render_pool import RenderPool
 
 if TYPE_CHECKING:
     from .tasks import Task
@@ -52,6 +54,7 @@ __all__ = [
     "RenderPool",
     "RenderWorkerDied",
     "SetupError",
+    "StateError",
     "Uniform",
     "UnisimError",
     "WorkerCrashed",

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 import weakref
-from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -17,16 +15,19 @@ import numpy.typing as npt
 import unisim.protocol as protocol
 
 from . import models, split
+from .arrays import checked_values, env_rows
+from .backend_physics import PhysicsMethods
 from .capture import ImageSlot
-from .errors import BackendDead, ProtocolError, RemoteError, SetupError, WorkerDied
+from .errors import BackendDead, SetupError
 from .interpreter import resolve_worker
-from .layout import Layout
+from .layout import Layout, merged_report
+from .lifecycle import Workers
 from .physics_draws import PhysicsDraws
 from .physics_randomization import PhysicsRandomization
-from .planes import DataPlane, as_numpy
+from .planes import DataPlane
 from .planes import create as create_plane
-from .pool import Member, WorkerPool, Workers, split_rows
-from .progress import ProgressBar
+from .pool import WorkerPool, split_rows
+from .protocol import schemas
 from .sim_warnings import WarningMonitor, check_policy
 from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
@@ -36,7 +37,7 @@ bell = protocol.doorbell
 SETUP_TIMEOUT = 60.0
 
 
-class Backend:
+class Backend(PhysicsMethods):
     """``num_envs`` simulations of one scene, run by an engine in worker processes.
 
     State lives in shared memory: ``qpos``, ``qvel`` and ``ctrl`` are numpy views of shape
@@ -108,7 +109,7 @@ class Backend:
         self._doorbell = doorbell
         self.python, self._worker_env = resolve_worker(engine, python)
         reap_orphans()
-        self._resources = Workers()
+        self._resources = Workers(self.python, engine)
         self._pids: list[int] = []
         self._finalizer = weakref.finalize(self, _release, self._resources, self._plane)
         started = time.perf_counter()
@@ -121,33 +122,17 @@ class Backend:
 
     def _start(self) -> None:
         """Spawn the workers, build the scene, attach the slots (created on first start)."""
-        arena = self._resources.arena
-        pool = self._pool = self._resources.pool = self._spawn()
+        workers = self._resources
+        pool = self._pool = self._spawn()
         self._pids = pool.pids
-        bar = ProgressBar(f"{self.engine} init", enabled=self._progress)
-        try:
-            replies = pool.call(Command.INIT, lambda m: {
-                **self._spec, "num_envs": len(m.rows), "first_env": m.rows.start,
-                "total_envs": self.num_envs}, self._init_timeout, bar.update)
-        except RemoteError as exc:
-            if exc.exc_type != "ModuleNotFoundError":
-                raise
-            found = re.search(r"No module named '([^'.]+)", exc.remote_message)
-            module = found.group(1) if found else "the missing module"
-            raise SetupError(  # the engine's SDK is missing on the worker's interpreter
-                f"the {self.engine} engine cannot start on {self.python}: "
-                f"{exc.remote_message}",
-                hint=f"install {module} into that interpreter (for a PyPI package: "
-                     f"{self.python} -m pip install {module}), or pass python= one that "
-                     "has it") from exc
-        finally:
-            bar.close()
+        replies = workers.init(lambda m: {
+            **self._spec, "num_envs": len(m.rows), "first_env": m.rows.start,
+            "total_envs": self.num_envs}, self._init_timeout, self._progress)
         layout = Layout.from_replies(replies)
         self.report = merged_report(replies, [m.rows for m in pool.members])
-        if arena is None:
+        if workers.arena is None:
             self.layout = layout
-            arena = self._resources.arena = self._plane.allocate(layout, self.num_envs,
-                                                                 lines=len(pool.members))
+            workers.arena = self._plane.allocate(layout, self.num_envs, lines=len(pool.members))
             views = self._plane.views
             self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
             self._reset_mask = views["reset_mask"]
@@ -158,11 +143,10 @@ class Backend:
         elif layout != self.layout:
             raise SetupError("the restarted workers report a different layout",
                              hint="the model or the worker's engine changed on disk")
-        self._arena = arena
+        arena = workers.arena
         line = {id(m): k for k, m in enumerate(pool.members)}
-        pool.call(Command.ATTACH,
-                  lambda m: self._plane.attach_payload(arena, m.rows, line[id(m)]), self.timeout)
-        arena.unlink()
+        workers.attach(lambda m: self._plane.attach_payload(arena, m.rows, line[id(m)]),
+                       self.timeout)
         self._plane.attached()
         self._stepping: Stepping = (
             DoorbellStepping(pool, arena.doorbells) if self._doorbell and bell.AVAILABLE
@@ -182,10 +166,8 @@ class Backend:
         """
         workers, threads = self._asked
         count = self.split.workers if self.split else workers or 1
-        rows = split_rows(self.num_envs, count)
-        pool = self._resources.pool = WorkerPool(self.python, rows,
-                                                 envs=[self._worker_env] * count)
-        self.worker_info = handshake(pool, self.python, self.engine, self._init_timeout)
+        self.worker_info = self._resources.spawn(split_rows(self.num_envs, count),
+                                                 [self._worker_env] * count, self._init_timeout)
         if self.split is None:
             caps = split.capabilities(self.worker_info, self.engine, self._spec["options"])
             self.worker_info["split_capabilities"] = caps
@@ -195,10 +177,9 @@ class Backend:
             self._spec["threads"] = self.split.threads
             if self.split.workers > count:
                 rows = split_rows(self.num_envs, self.split.workers)
-                pool.members[0].rows = rows[0]
-                more = pool.extend(rows[1:], envs=[self._worker_env] * (len(rows) - 1))
-                handshake(pool, self.python, self.engine, self._init_timeout, more)
-        return pool
+                self._resources.grow(rows, [self._worker_env] * (len(rows) - 1),
+                                     self._init_timeout)
+        return self._resources.live()
 
     def restart(self) -> None:
         """Replace the workers (dead or alive) by fresh ones over the same slots.
@@ -262,7 +243,10 @@ class Backend:
         """A declaration of the state arena that another worker of this user can map while
         this backend is open (a ``RenderPool`` reads qpos rows from it, uncopied)."""
         self._check_open()
-        return self._arena.declaration()
+        arena = self._resources.arena
+        if arena is None:
+            raise BackendDead("the backend is closed")
+        return arena.declaration()
 
     def tensors(self) -> dict[str, Any]:
         """Every slot as a torch tensor sharing the slot's memory (needs torch)."""
@@ -280,7 +264,7 @@ class Backend:
         with self._lock:
             self._stepping.settle()
             if ctrl is not None:
-                self._plane.write(self._ctrl, ctrl, "ctrl")
+                self._plane.write("ctrl", ctrl)
             self._monitor.check_ctrl(self._ctrl)
             self._plane.inputs_written()
             self._stepping.step(int(substeps), self.timeout)
@@ -295,11 +279,11 @@ class Backend:
     def reset(self, env_ids: Any = None, qpos: Any = None, qvel: Any = None) -> None:
         """Reset envs ``env_ids`` (all if None) to ``qpos``/``qvel`` or the initial state."""
         self._check_open()
-        rows = _rows(env_ids, self.num_envs)
+        rows = env_rows(env_ids, self.num_envs)
         if qpos is not None:
-            qpos = _checked(qpos, (len(rows), self.layout.nq), "qpos")
+            qpos = checked_values(qpos, (len(rows), self.layout.nq), "qpos")
         if qvel is not None:
-            qvel = _checked(qvel, (len(rows), self.layout.nv), "qvel")
+            qvel = checked_values(qvel, (len(rows), self.layout.nv), "qvel")
         with self._lock:
             self._check_open()
             self._stepping.settle()
@@ -307,9 +291,9 @@ class Backend:
             mask[:] = 0
             mask[rows] = 1
             if qpos is not None:
-                self._plane.write(self._qpos, qpos, "qpos", rows)
+                self._plane.write("qpos", qpos, rows)
             if qvel is not None:
-                self._plane.write(self._qvel, qvel, "qvel", rows)
+                self._plane.write("qvel", qvel, rows)
             physics = self._physics is not None and self._physics.spec.on_reset
             if physics:
                 self._physics.draw(rows)  # type: ignore[union-attr]
@@ -329,7 +313,7 @@ class Backend:
         travels through a shared-memory image slot, never the pipe.
         """
         self._check_open()
-        env = _rows(env_id, self.num_envs)
+        env = env_rows(env_id, self.num_envs)
         if env.shape != (1,):
             raise ValueError(f"env_id must be one env index, got {env_id!r}")
         if camera is not None and not isinstance(camera, str | int):
@@ -338,56 +322,10 @@ class Backend:
         with self._lock:
             self._check_open()
             member = next(m for m in self._pool.members if env[0] in m.rows)
-            self._pool.call(Command.CAPTURE, {
-                "env_id": int(env[0]) - member.rows.start, "camera": camera, "width": width,
-                "height": height, "image": image}, self.timeout, members=[member])
+            self._pool.call(Command.CAPTURE, schemas.capture_request(
+                env_id=int(env[0]) - member.rows.start, camera=camera, width=width,
+                height=height, image=image), self.timeout, members=[member])
             return self._images.frame(width, height)
-
-    # -- physics randomisation (physics_randomization.py, physics_draws.py) -------------
-
-    def randomize(self, env_ids: Any = None) -> None:
-        """Draw new physics parameters for ``env_ids`` (all if None) and apply them now,
-        mid-episode; their state is kept."""
-        rows = _rows(env_ids, self.num_envs)
-        with self._lock:
-            physics = self._require_physics()
-            self._stepping.settle()
-            physics.draw(rows)
-            self._physics_call(rows, {"parameters": True})
-
-    def push(self, env_ids: Any = None, velocity: Any = None) -> None:
-        """Add a velocity to the root of ``env_ids`` (all if None): ``velocity`` per env
-        and push axis, or drawn from the randomization's ``Push``."""
-        rows = _rows(env_ids, self.num_envs)
-        with self._lock:
-            physics = self._require_physics()
-            self._stepping.settle()
-            physics.draw_push(rows, velocity)
-            self._physics_call(rows, {"push": True})
-
-    def physics_parameters(self) -> dict[str, npt.NDArray[np.float64]]:
-        """Each randomised parameter's values in effect, per env, by label (copies):
-        scale factors, added amounts or set values as the parameter says."""
-        with self._lock:
-            return self._require_physics().parameters()
-
-    def _require_physics(self) -> PhysicsDraws:
-        self._check_open()
-        if self._physics is None:
-            raise ValueError("this backend randomises no physics; pass "
-                             "Backend(randomization=unisim.PhysicsRandomization(...))")
-        return self._physics
-
-    def _physics_call(self, rows: npt.NDArray[np.int64], payload: dict[str, bool]) -> None:
-        """PHYSICS for ``rows`` to the workers that hold any of them (lock held)."""
-        mask = self._reset_mask
-        mask[:] = 0
-        mask[rows] = 1
-        members = [m for m in self._pool.members if mask[m.rows.start:m.rows.stop].any()]
-        if members:
-            self._plane.inputs_written()
-            self._pool.call(Command.PHYSICS, payload, self.timeout, members=members)
-            self._plane.outputs_awaited()
 
     def ping(self) -> float:
         """One empty round trip; returns its duration in seconds."""
@@ -422,7 +360,7 @@ class Backend:
             # Drop our own views first: with none left, the mapping (and its descriptor)
             # is released now rather than when the last view is garbage-collected.
             # The pool goes too: a dead worker's error holds frames that hold views.
-            for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_arena", "_stepping",
+            for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_stepping",
                          "_pool", "_monitor"):
                 self.__dict__.pop(name, None)
             self._finalizer()
@@ -446,71 +384,3 @@ def _release(resources: Workers, plane: DataPlane) -> None:
         resources.close()
     finally:
         plane.close()
-
-
-def handshake(pool: WorkerPool, python: str, engine: str, timeout: float,
-              members: Sequence[Member] | None = None) -> dict[str, Any]:
-    """Read the HELLO of ``members`` (default: all); check they speak our protocol and host
-    ``engine``."""
-    members = pool.members if members is None else members
-    try:
-        hello = pool.hello(timeout, members)[0]
-    except (WorkerDied, ProtocolError) as exc:
-        said = ""
-        if isinstance(exc, ProtocolError):  # it printed something: show that, and stderr
-            process = members[0].process
-            process.reap(grace=0.0)  # killed already; reaped, its stderr can be read to EOF
-            tail = process.stderr_tail()
-            said = f"\n--- its stderr ---\n{tail}" if tail else ""
-        raise SetupError(
-            f"the worker on {python} did not speak the unisim protocol: {exc}{said}",
-            hint=f"check that {python} is Python >= 3.8 with numpy and msgpack "
-                 f"installed ({python} -m pip install numpy msgpack) and the engine's "
-                 f"SDK") from exc
-    if hello.get("protocol") != protocol.VERSION:
-        raise SetupError(
-            f"worker speaks protocol version {hello.get('protocol')}, host speaks "
-            f"{protocol.VERSION}", hint="install the same unisim version on both sides")
-    if engine not in hello.get("engines", []):
-        raise SetupError(f"worker has no engine {engine!r}",
-                         hint=f"choose one of {hello.get('engines')}")
-    return hello
-
-
-def merged_report(replies: Sequence[dict[str, Any]], rows: Sequence[range]) -> dict[str, Any]:
-    """The engine's configuration report: the worker's own, or with several workers
-    ``{"workers": [{"envs": [start, stop], "report": ...}, ...]}`` (one per worker, since
-    each read back its own sim)."""
-    reports = [reply.get("report", {}) for reply in replies]
-    if len(reports) == 1:
-        return dict(reports[0])
-    return {"workers": [{"envs": [r.start, r.stop], "report": report}
-                        for r, report in zip(rows, reports, strict=True)]}
-
-
-def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:
-    if env_ids is None:
-        return np.arange(num_envs)
-    rows = as_numpy(env_ids)
-    if rows.dtype == np.bool_:
-        if rows.shape != (num_envs,):
-            raise ValueError(f"a boolean env mask must have shape ({num_envs},), got {rows.shape}")
-        return np.flatnonzero(rows)
-    if rows.dtype.kind not in "iu":
-        raise TypeError(f"env_ids must be integers or a boolean mask, got dtype {rows.dtype}")
-    rows = rows.reshape(-1).astype(np.int64)
-    if rows.size and (rows.min() < 0 or rows.max() >= num_envs):
-        raise IndexError(f"env_ids must lie in [0, {num_envs}), got {rows.min()}..{rows.max()}")
-    return rows
-
-
-def _checked(value: Any, shape: Sequence[int], name: str) -> npt.NDArray[np.float64]:
-    try:
-        array = np.broadcast_to(as_numpy(value).astype(np.float64, copy=False), tuple(shape))
-    except ValueError:
-        raise ValueError(f"{name} must broadcast to shape {tuple(shape)}, "
-                         f"got {np.shape(value)}") from None
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return array
-

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 import numpy as np
-import numpy.typing as npt
 
-from .errors import SetupError
+from .arrays import as_numpy, import_torch
 from .layout import Layout
+from .protocol import schemas
 from .slots import Arena
 
 PLANES = ("shm", "cuda")
@@ -46,8 +46,8 @@ class DataPlane(Protocol):
     def tensors(self) -> dict[str, Any]:
         """Every slot as a torch tensor over the same memory."""
 
-    def write(self, target: Any, value: Any, name: str, rows: Any = None) -> None:
-        """Copy ``value`` into ``target`` (a view of this plane), or into its ``rows``."""
+    def write(self, name: str, value: Any, rows: Any = None) -> None:
+        """Copy ``value`` into slot ``name``, or into its ``rows``."""
 
     def inputs_written(self) -> None:
         """Called before a request whose worker reads what the host wrote."""
@@ -94,7 +94,8 @@ class HostPlane:
         return self._arena
 
     def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
-        return {"arena": arena.declaration(rows, line)}
+        request: dict[str, Any] = schemas.attach_request(arena.declaration(rows, line))
+        return request
 
     def attached(self) -> None:
         """The workers wrote their initial state before they replied."""
@@ -107,7 +108,8 @@ class HostPlane:
         torch = import_torch("tensors()")
         return {name: torch.from_numpy(view) for name, view in self.views.items()}
 
-    def write(self, target: Any, value: Any, name: str, rows: Any = None) -> None:
+    def write(self, name: str, value: Any, rows: Any = None) -> None:
+        target = self.views[name]
         source = as_numpy(value)
         try:
             if rows is None:
@@ -126,19 +128,3 @@ class HostPlane:
 
     def close(self) -> None:
         """The host arena is all there is, and the backend's ``Workers`` closes it."""
-
-
-def as_numpy(value: Any) -> npt.NDArray[Any]:
-    """``value`` as a numpy array; torch tensors on any device are copied to the host."""
-    if hasattr(value, "detach"):
-        value = value.detach().cpu().numpy()
-    return np.asarray(value)
-
-
-def import_torch(purpose: str) -> Any:
-    """The torch module, or a ``SetupError`` saying that ``purpose`` needs it."""
-    try:
-        import torch
-    except ImportError as exc:
-        raise SetupError(f"{purpose} needs torch", hint="pip install torch") from exc
-    return torch

@@ -41,8 +41,10 @@ def cores() -> int:
 
 
 def _isaacgym(caps: Capabilities, options: Mapping[str, Any]) -> Capabilities:
-    """IsaacGym's GPU pipeline (its default) is one simulation per GPU."""
-    return {**caps, "per_device": options.get("pipeline", "gpu") == "gpu"}
+    """IsaacGym's GPU pipeline (its default) is one simulation per GPU; so is a sim with a
+    viewer on either pipeline (one window, not one per worker)."""
+    one = options.get("pipeline", "gpu") == "gpu" or options.get("viewer") is True
+    return {**caps, "per_device": one}
 
 
 # Engine hooks: what the engine's options change in its capabilities (the worker reports

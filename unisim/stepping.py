@@ -1,6 +1,8 @@
 """How a STEP reaches the workers: pipe frames, or the shared-memory doorbell.
 
-Chosen once, when the backend starts; both send to every worker before waiting for any.
+Chosen once, when the backend starts (the worker switches with it, on DOORBELL); both
+send to every worker before waiting for any, and both report a failure on the step
+where it happens. Arguments arrive validated (``Backend.step``).
 """
 
 from __future__ import annotations
@@ -50,13 +52,19 @@ class DoorbellStepping:
         for words in lines:
             words[:] = 0  # a restart reuses the lines; request ids start again from 1
         pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US}, 10.0)
-        for member, line in zip(pool.members, self.lines, strict=True):
-            member.channel.bell = line
+        self._line_of = {id(m): line for m, line in zip(pool.members, self.lines, strict=True)}
+        pool.announce = self._announce  # the workers now sleep on their lines, not the pipe
         self._inflight: list[int] = []  # request ids sent, not all replies seen
         self._forecast = bell.Forecast(HOST_SPIN)  # when the replies are due
         self._sent = 0.0
         self._deadline = 0.0
         self._timeout = 0.0
+
+    def _announce(self, member: Any, request_id: int) -> None:
+        """Ring ``member``'s line: a request frame waits on its pipe."""
+        line = self._line_of[id(member)]
+        line.words[bell.COMMAND] = bell.CMD_PIPE
+        line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
 
     def settle(self) -> None:
         self.pool.settle()
@@ -115,3 +123,5 @@ class DoorbellStepping:
             doze = 0.0
         if words[bell.STATUS] == bell.STATUS_ERROR:
             channel.collect(request_id, Command.STEP, timeout)
+        else:
+            channel.check_silent("STEP", timeout)

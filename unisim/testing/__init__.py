@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from ..backend import Backend
+from ..errors import LeakError
 from ..physics_draws import by_label
 from .faults import Fault
 from .isaacgym_fake_env import isaacgym_fake_python
-from .leaks import LeakError, leak_guard
+from .leaks import leak_guard
 
 __all__ = ["Fault", "LeakError", "applied_physics", "isaacgym_fake_python", "leak_guard",
            "mock_backend"]

@@ -48,9 +48,10 @@ print(json.dumps({"version": list(sys.version_info[:2]), "missing": missing,
 def isaacgym_fake_python(base_python: str | os.PathLike[str]) -> str:
     """The path of a Python on which ``import isaacgym`` is the SDK fake.
 
-    ``base_python`` is a Python >= 3.8 with numpy, msgpack, MuJoCo >= 3.2 and torch; a
-    missing one is a ``SetupError`` naming it and the pip command that installs it. The
-    venv is built once under ``$UNISIM_CACHE_DIR`` (default ``~/.cache/unisim``) and reused.
+    ``base_python`` is a Python >= 3.8 with numpy (< 1.24 on 3.8, as IsaacGym needs),
+    msgpack, MuJoCo >= 3.2 and torch; a missing one is a ``SetupError`` naming it and the
+    pip command that installs it. The venv is built once under ``$UNISIM_CACHE_DIR``
+    (default ``~/.cache/unisim``) and reused.
     """
     base = Path(os.path.abspath(os.fspath(base_python)))
     if not os.access(base, os.X_OK):
@@ -105,9 +106,10 @@ def _probe(base: Path) -> dict[str, Any]:
         raise SetupError(f"{base} lacks {names}, which the IsaacGym fake needs "
                          f"({'; '.join(reason for _, reason in found['missing'])})", hint)
     numpy = found["versions"].get("numpy", "0")
-    if _version(numpy) >= (1, 24):
-        raise SetupError(f"{base} has numpy {numpy}; IsaacGym (and so unisim's discovery of "
-                         "its interpreter) needs numpy < 1.24", f"{base} -m {REQUIRED['numpy']}")
+    if tuple(found["version"]) < (3, 9) and _version(numpy) >= (1, 24):
+        raise SetupError(f"{base} has numpy {numpy}; IsaacGym on Python 3.8 (and so unisim's "
+                         "discovery of its interpreter there) needs numpy < 1.24",
+                         f"{base} -m {REQUIRED['numpy']}")
     mujoco = found["versions"].get("mujoco", "0")
     if _version(mujoco) < (3, 2):
         raise SetupError(f"{base} has MuJoCo {mujoco}; the IsaacGym fake needs MuJoCo >= 3.2",

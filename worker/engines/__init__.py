@@ -8,11 +8,11 @@ import importlib.util
 import os
 
 ENGINES = {
-    "mujoco": "engines.mujoco_engine",
-    "mock": "engines.mock_engine",
-    "isaacgym": "engines.isaacgym_engine",
-    "render": "engines.render_engine",
-    "mjx": "engines.mjx_engine",
+    "mujoco": ".mujoco_engine",
+    "mock": ".mock_engine",
+    "isaacgym": ".isaacgym_engine",
+    "render": ".render_engine",
+    "mjx": ".mjx_engine",
 }
 
 
@@ -21,7 +21,7 @@ def create(name):
     if name not in ENGINES:
         raise ValueError(
             "unknown engine %r; this worker has %s" % (name, ", ".join(sorted(ENGINES))))
-    return importlib.import_module(ENGINES[name]).ENGINE()
+    return importlib.import_module(ENGINES[name], __name__).ENGINE()
 
 
 def _mujoco():

@@ -19,13 +19,15 @@ from typing import Any, List
 
 import numpy as np
 
-from engines import isaacgym_kinematics as kinematics
-from engines import isaacgym_mapping as mapping
-from engines import mjcf_scan, physics, rendering
-from engines.base import Engine, EngineFault, slot
-from engines.isaacgym_kinematics import Kinematics
-from engines.isaacgym_options import Options
-from shm import ArenaCache
+from unisim.protocol.arena import ArenaCache
+from unisim.protocol.schemas import physics_layout, slot
+
+from . import isaacgym_kinematics as kinematics
+from . import isaacgym_mapping as mapping
+from . import mjcf_scan, physics, rendering
+from .base import Engine, EngineFault
+from .isaacgym_kinematics import Kinematics
+from .isaacgym_options import Options
 
 
 class IsaacGymEngine(Engine):
@@ -52,7 +54,7 @@ class IsaacGymEngine(Engine):
         options = Options(spec.get("options"), int(spec.get("total_envs", num_envs)),
                           range(first, first + num_envs))
         if options.choose_plane(spec) == "cuda":
-            from cuda_ipc import driver  # the worker's ctypes binding of libcuda
+            from unisim.protocol.cuda_driver import driver  # the worker's ctypes binding of libcuda
 
             options.place_on(driver().ordinal_of(spec["device"]["uuid"]))
         else:
@@ -73,7 +75,7 @@ class IsaacGymEngine(Engine):
         self.initial_qvel = np.array([initial[v][1] for v in assignment])
 
         worker.progress(0, num_envs, "importing IsaacGym (the first run compiles gymtorch)")
-        from engines.isaacgym_sim import IsaacSim  # the SDK, lazily: isaacgym, then torch
+        from .isaacgym_sim import IsaacSim  # the SDK, lazily: isaacgym, then torch
 
         self.sim = IsaacSim(scenes, assignment, options, worker.progress)
         self.assignment = np.array(assignment)
@@ -98,32 +100,27 @@ class IsaacGymEngine(Engine):
         if options.viewer:
             slots.append(slot("viewer_open", "|u1", []))
         if spec.get("physics"):
-            from engines.isaacgym_physics import IsaacPhysics
+            from .isaacgym_physics import IsaacPhysics
 
             if self.device_resident and options.choose_plane(spec) == "cuda":
                 raise ValueError("physics randomisation on IsaacGym reads its draws from host "
                                  "memory: use data_plane='shm' with it")
             self.physics = IsaacPhysics(self.sim, scenes, spec["physics"])
             slots += physics.slots(spec["physics"])
-        return {
-            "engine": "isaacgym",
-            "engine_version": "Preview 4",
-            "stepper": "%s pipeline" % options.pipeline,
-            "num_envs": num_envs,
-            "nq": scene.nq, "nv": scene.nv, "nu": len(scene.actuators),
-            "nbody": self.sim.nbody,
-            "timestep": float(scene.timestep),
-            "joint_names": [joint.name for joint in scene.joints],
-            "actuator_names": [actuator.name for actuator in scene.actuators],
-            "body_names": list(self.sim.body_names),
-            "keyframes": list(scene.keyframes),
-            "ctrl_range": [list(a.ctrl_range) if a.ctrl_range else [-np.inf, np.inf]
-                           for a in scene.actuators],
-            "slots": slots,
-            "report": mapping.configuration_report(
+        return physics_layout(
+            engine="isaacgym", engine_version="Preview 4",
+            stepper="%s pipeline" % options.pipeline, num_envs=num_envs,
+            nq=scene.nq, nv=scene.nv, nu=len(scene.actuators), nbody=self.sim.nbody,
+            timestep=scene.timestep,
+            joint_names=[joint.name for joint in scene.joints],
+            actuator_names=[actuator.name for actuator in scene.actuators],
+            body_names=self.sim.body_names, keyframes=scene.keyframes,
+            ctrl_range=[list(a.ctrl_range) if a.ctrl_range else [-np.inf, np.inf]
+                        for a in scene.actuators],
+            slots=slots,
+            report=mapping.configuration_report(
                 self.sim.sim_report(), options.pipeline, self.sim.report_variants,
-                options.self_collision, scene.excludes, warnings),
-        }
+                options.self_collision, scene.excludes, warnings))
 
     def _scan(self, source):
         """Scan a model; an XML string is written to a file first (the importer reads files)."""
@@ -135,7 +132,7 @@ class IsaacGymEngine(Engine):
         return mjcf_scan.scan(source)
 
     def attach(self, slots):
-        from engines.isaacgym_io import DeviceSlots, HostSlots
+        from .isaacgym_io import DeviceSlots, HostSlots
 
         self.slots = slots
         if isinstance(slots["ctrl"], np.ndarray):
@@ -145,8 +142,6 @@ class IsaacGymEngine(Engine):
         self.io.publish(self.sim.state())
 
     def step(self, substeps):
-        if substeps < 1:
-            raise ValueError("substeps must be at least 1, got %d" % substeps)
         self.io.begin()
         ctrl = self.io.ctrl()
         try:

@@ -24,8 +24,8 @@ from isaacgym import gymapi  # IsaacGym refuses to load after torch
 import numpy as np
 # isort: on
 
-from engines import isaacgym_mapping as mapping
-from engines import physics
+from . import isaacgym_mapping as mapping
+from . import physics
 
 QUANTITIES = ("friction", "mass", "damping", "armature", "gain", "push")
 

@@ -15,8 +15,8 @@ import numpy as np
 import torch
 # isort: on
 
-from engines import isaacgym_mapping as mapping
-from engines.isaacgym_options import CAMERA_DEFAULTS, Options
+from . import isaacgym_mapping as mapping
+from .isaacgym_options import CAMERA_DEFAULTS, Options
 
 # Drive-mode codes in the order isaacgym_mapping.Drives expects (NONE, POS, VEL, EFFORT).
 MODES = (int(gymapi.DOF_MODE_NONE), int(gymapi.DOF_MODE_POS), int(gymapi.DOF_MODE_VEL),

@@ -32,8 +32,10 @@ import time
 
 import numpy as np
 
-from engines import physics
-from engines.base import Engine, EngineFault, slot
+from unisim.protocol.schemas import physics_layout, slot
+
+from . import physics
+from .base import Engine, EngineFault
 
 
 class ScriptedError(RuntimeError):
@@ -85,22 +87,15 @@ class MockEngine(Engine):
                 "bodies": list(options.get("body_names", [])),
                 "joints": list(options.get("joint_names", [])),
                 "actuators": list(options.get("actuator_names", []))})
-        return {
-            "engine": "mock",
-            "engine_version": "1",
-            "stepper": "numpy",
-            "num_envs": self.num_envs,
-            "nq": nq, "nv": nv, "nu": nu,
-            "nbody": len(options.get("body_names", [])),
-            "timestep": self.dt,
-            "joint_names": list(options.get("joint_names", [])),
-            "actuator_names": list(options.get("actuator_names", [])),
-            "body_names": list(options.get("body_names", [])),
-            "keyframes": list(options.get("keyframes", [])),
-            "ctrl_range": [list(r) for r in options.get("ctrl_range", [[-1.0, 1.0]] * nu)],
-            "slots": [slot("ctrl", "<f8", [nu]), slot("qpos", "<f8", [nq]),
-                      slot("qvel", "<f8", [nv]), *self._physics_slots(spec)],
-        }
+        return physics_layout(
+            engine="mock", engine_version="1", stepper="numpy", num_envs=self.num_envs,
+            nq=nq, nv=nv, nu=nu, nbody=len(options.get("body_names", [])), timestep=self.dt,
+            joint_names=options.get("joint_names", []),
+            actuator_names=options.get("actuator_names", []),
+            body_names=options.get("body_names", []), keyframes=options.get("keyframes", []),
+            ctrl_range=options.get("ctrl_range", [[-1.0, 1.0]] * nu),
+            slots=[slot("ctrl", "<f8", [nu]), slot("qpos", "<f8", [nq]),
+                   slot("qvel", "<f8", [nv]), *self._physics_slots(spec)])
 
     @staticmethod
     def _physics_slots(spec):
@@ -156,7 +151,7 @@ class MockEngine(Engine):
 
 def _mjcf_layout(model, keyframe):
     """The mock layout of an MJCF file, read as XML."""
-    from engines.mjcf_scan import scan
+    from .mjcf_scan import scan
 
     scene = scan(model)
     qpos0, qvel0 = scene.initial_state(keyframe)

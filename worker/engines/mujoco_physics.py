@@ -16,7 +16,7 @@ writes, for ``mujoco.batch`` (per-simulation fields) and for one ``MjModel`` per
 
 import numpy as np
 
-from engines import physics
+from . import physics
 
 QUANTITIES = ("friction", "mass", "damping", "stiffness", "armature", "gain", "gravity",
               "push")
@@ -147,23 +147,22 @@ class BatchPhysics:
 
 
 class LoopPhysics:
-    """Applies draws to one ``MjModel`` copy per env (MuJoCo 3.x)."""
+    """Applies draws to one ``MjModel`` copy per env (MuJoCo 3.x), through the loop
+    stepper, which keeps every env's state as a row and steps it in one scratch MjData."""
 
-    def __init__(self, mujoco, plan, models, datas):
+    def __init__(self, mujoco, plan, stepper):
         self.mujoco = mujoco
         self.plan = plan
-        self.models = models
-        self.datas = datas
+        self.stepper = stepper
 
     def apply(self, ids, draws, keep_state=True):
         """Write the draws of ``ids``; ``keep_state``: their state survives mj_setConst
         (not needed before a reset)."""
         rows = np.asarray(ids, dtype=np.int64)
         writes = self.plan.writes(draws[rows])
-        mujoco = self.mujoco
-        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        mujoco, stepper = self.mujoco, self.stepper
         for j, i in enumerate(rows):
-            model = self.models[i]
+            model = stepper.models[i]
             for write in writes:
                 target = _field(model, write.field)
                 if write.component is None:
@@ -172,20 +171,16 @@ class LoopPhysics:
                     target[write.elements, write.component] = write.values[j]
             if not self.plan.needs_const:
                 continue
-            data = self.datas[i]
-            if not keep_state:
-                mujoco.mj_setConst(model, data)
-                continue
-            state = np.empty(mujoco.mj_stateSize(model, spec))  # mj_setConst overwrites it
-            mujoco.mj_getState(model, data, state, spec)
-            mujoco.mj_setConst(model, data)
-            mujoco.mj_setState(model, data, state, spec)
-            mujoco.mj_forward(model, data)
+            # mj_setConst overwrites the data it is given: reload the env's state after it
+            mujoco.mj_setConst(model, stepper.load(i))
+            if keep_state:
+                mujoco.mj_forward(model, stepper.load(i))
+                stepper.store(i)
 
     def push(self, ids, velocities):
         root = self.plan.root
         for i in ids:
-            self.datas[i].qvel[root:root + physics.PUSH_WIDTH] += velocities[i]
+            self.stepper.qvel[i, root:root + physics.PUSH_WIDTH] += velocities[i]
 
 
 def _field(model, name):

@@ -6,6 +6,8 @@ quaternion xyzw (4), linear velocity (3), angular velocity (3), world axes; DOF 
 are (position, velocity); net contact forces are world-frame forces (3) per body.
 """
 
+import copy
+
 import mujoco
 import numpy as np
 
@@ -199,6 +201,4 @@ def _matrix(quat_wxyz):
 
 def _copy(model):
     """A model of its own per actor: DOF properties differ between actors."""
-    import copy
-
     return copy.deepcopy(model)

@@ -36,12 +36,14 @@ class AssetData:
         self.tree, self.actuator_names = _edit(path, self.fix_base_link)
         self._compiled = {}
         model = self.compile(None)
-        hinge, slide = mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE
-        if any(t == mujoco.mjtJoint.mjJNT_BALL for t in model.jnt_type):
+        # as ints: MuJoCo's enums do not compare equal to numpy ints in every version
+        kinds = [int(t) for t in model.jnt_type]
+        hinge, slide = int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)
+        if int(mujoco.mjtJoint.mjJNT_BALL) in kinds:
             raise ImportFailure("%s has a ball joint; the fake imports hinge and slide joints "
                                 "only" % path)
-        self.free = bool(model.njnt) and model.jnt_type[0] == mujoco.mjtJoint.mjJNT_FREE
-        joints = [j for j in range(model.njnt) if model.jnt_type[j] in (hinge, slide)]
+        self.free = bool(kinds) and kinds[0] == int(mujoco.mjtJoint.mjJNT_FREE)
+        joints = [j for j, kind in enumerate(kinds) if kind in (hinge, slide)]
         self.dof_joints = joints
         self.dof_names = [model.joint(j).name for j in joints]
         if "" in self.dof_names or len(set(self.dof_names)) != len(self.dof_names):
@@ -55,12 +57,8 @@ class AssetData:
                 "ctrllimited": "false", "forcelimited": "false"})
         self._compiled = {}
         model = self.compile(None)
-        self.dof_rotation = [model.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE for j in joints]
         self.body_names = [model.body(b).name or "body%d" % b for b in range(1, model.nbody)]
         self.shape_count = int(np.sum(model.geom_bodyid > 0))
-        self.mass = model.body_mass[1:].copy()
-        self.com = model.body_ipos[1:].copy()
-        self.inertia = model.body_inertia[1:].copy()
         self.default_props = self._default_props(model)
 
     def _default_props(self, model):

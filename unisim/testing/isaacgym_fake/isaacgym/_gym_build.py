@@ -1,6 +1,7 @@
 """Gym: sims, assets, envs, actors and their properties (the SDK's "simulation setup")."""
 
 import copy
+import os
 import sys
 import time
 
@@ -14,6 +15,7 @@ from ._types import (
     DOF_PROPERTIES,
     DOF_STATE,
     Asset,
+    AssetOptions,
     Env,
     IndexRange,
     RigidBodyProperties,
@@ -115,10 +117,6 @@ class BuildMixin:
         return self.load_mjcf(sim, rootpath, filename, options)
 
     def load_mjcf(self, sim, rootpath, filename, options=None):
-        import os
-
-        from ._types import AssetOptions
-
         try:
             data = AssetData(os.path.join(rootpath, filename),
                              AssetOptions() if options is None else options)

@@ -38,7 +38,6 @@ class SimState:
         self.destroyed = False
         self.buffers = {}
         self.time = 0.0
-        self.frames = 0
         self.setters_since_simulate = set()
         self.cameras = []  # _render.Camera, in creation order
         self.viewers = []

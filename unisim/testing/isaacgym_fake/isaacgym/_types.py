@@ -22,8 +22,6 @@ DOF_PROPERTIES = np.dtype([("hasLimits", "?"), ("lower", "<f4"), ("upper", "<f4"
 VEC3 = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4")])
 QUAT = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("w", "<f4")])
 TRANSFORM = np.dtype([("p", VEC3), ("r", QUAT)])
-VELOCITY = np.dtype([("linear", VEC3), ("angular", VEC3)])
-RIGID_BODY_STATE = np.dtype([("pose", TRANSFORM), ("vel", VELOCITY)])  # stub: RigidBodyState
 DOF_STATE = np.dtype([("pos", "<f4"), ("vel", "<f4")])  # stub: DofState.dtype
 
 
