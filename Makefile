@@ -7,7 +7,10 @@ HOST := $(VENV)/bin/python
 # Tools venv of the IsaacGym type gate: mypy 1.16 is the last to accept --python-version 3.8.
 TYPECHECK := .venv-typecheck
 
-.PHONY: demo test lint ci clean gpu-stage bench bench-quick bench-profile
+# The IsaacGym SDK fake of the test kit: Python 3.8 code, linted as the worker is.
+FAKE38 := unisim/testing/isaacgym_fake
+
+.PHONY: demo test lint ci clean gpu-stage bench bench-quick bench-profile bench-sweep
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,11 +20,13 @@ $(VENV)/.installed: pyproject.toml
 	$(HOST) -m pip install -q -e '.[dev]'
 	touch $@
 
-# The Python 3.8 worker env, when a 3.8 interpreter exists (pyenv's on these machines).
-$(VENV38)/.installed: envs/worker-mujoco38.txt
+# The Python 3.8 worker env, when a 3.8 interpreter exists (pyenv's on these machines),
+# with torch 1.13.1 for the IsaacGym SDK fake (about 2.7 GB of CUDA wheels; imports without a GPU).
+$(VENV38)/.installed: envs/worker-mujoco38.txt envs/worker-torch38.txt
 	@if [ -z "$(PY38)" ]; then echo "no Python 3.8 found: cross-interpreter tests will be skipped"; \
 	else $(PY38) -m venv $(VENV38) && $(VENV38)/bin/python -m pip install -q --upgrade pip \
-	  && $(VENV38)/bin/python -m pip install -q -r envs/worker-mujoco38.txt && touch $@; fi
+	  && $(VENV38)/bin/python -m pip install -q -r envs/worker-mujoco38.txt \
+	    -r envs/worker-torch38.txt && touch $@; fi
 
 $(TYPECHECK)/.installed:
 	$(PYTHON) -m venv $(TYPECHECK)
@@ -37,11 +42,14 @@ test: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	  MUJOCO_GL=$${MUJOCO_GL:-egl} $(HOST) -m pytest
 
 lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
-	$(VENV)/bin/ruff check unisim tests benchmarks scripts
-	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 worker protocol $(BENCH38)
+	$(VENV)/bin/ruff check --extend-exclude $(FAKE38) unisim tests benchmarks scripts
+	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 worker protocol $(BENCH38) \
+	  $(FAKE38)
 	$(VENV)/bin/mypy
-	$(VENV)/bin/vermin -q -t=3.8- --no-tips --eval-annotations --violations worker protocol $(BENCH38)
-	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q worker protocol; fi
+	$(VENV)/bin/vermin -q -t=3.8- --no-tips --eval-annotations --violations worker protocol $(BENCH38) \
+	  $(FAKE38)
+	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q worker protocol \
+	  $(FAKE38); fi
 	$(TYPECHECK)/bin/python scripts/isaacgym_typecheck.py
 
 # What CI runs: lint, the tests (cross-interpreter ones required), then the short soak,
@@ -76,6 +84,11 @@ bench: $(VENV)/.bench $(VENV38)/.installed $(ENVPOOL_VENV)/.installed
 # CI's short run skips EnvPool (a 1 GB venv): its rows read n/a there.
 bench-quick: $(VENV)/.bench $(VENV38)/.installed
 	$(BENCH_ENV) $(HOST) benchmarks/suite.py --quick
+	$(BENCH_ENV) $(HOST) benchmarks/sweep.py --quick --memory-engines mujoco,mock
+
+# The split sweep (docs/benchmarks.md, "The split"): N x workers x threads, here.
+bench-sweep: $(VENV)/.bench $(VENV38)/.installed
+	$(BENCH_ENV) $(HOST) benchmarks/sweep.py --name split-2core
 
 bench-profile: $(VENV)/.bench
 	$(HOST) benchmarks/profile_step.py

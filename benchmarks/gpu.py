@@ -7,7 +7,13 @@ unisim worker with host shared memory (a host round trip each step). Then MuJoCo
 the median round is reported. Throughput: env-steps/s over a run of back-to-back steps,
 synchronised at the end. Latency: one step including synchronisation, median.
 
-    python benchmarks/gpu.py [--sizes 1024 4096 16384] [--steps 50] [--rounds 3]
+    python benchmarks/gpu.py [--sizes 1024 4096 16384] [--steps 50] [--rounds 3] [--json FILE]
+    python benchmarks/gpu.py --publish FILE.json --tests JUNIT.xml --name NAME
+
+``--json`` keeps every figure (written after each N, so a run cut short keeps what it
+measured); ``--publish`` writes a saved run and the GPU test suite's outcome (pytest's
+``--junitxml``, as ``scripts/gpu_run.sh`` writes them) as the block ``figures:NAME`` of the
+docs with its result file (scripts/doc_figures.py).
 
 Needs an NVIDIA GPU, torch with CUDA, and JAX with CUDA plus mujoco-mjx in this interpreter.
 """
@@ -15,20 +21,22 @@ Needs an NVIDIA GPU, torch with CUDA, and JAX with CUDA plus mujoco-mjx in this 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
+import shlex
 import statistics
 import sys
 import time
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import unisim
 from unisim import models
-from unisim.process import WORKER_MAIN
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # host and workers share one GPU
 MODEL = "quadruped"
@@ -53,12 +61,11 @@ class InProcess(Mode):
     name = "MJX in-process"
 
     def __init__(self, num_envs: int, ctrl: np.ndarray) -> None:
-        sys.path.insert(0, str(WORKER_MAIN.parent))
         import jax
         import mujoco
         from mujoco import mjx
 
-        from engines import mjx_engine
+        from unisim.worker.engines import mjx_engine
 
         model = mujoco.MjModel.from_xml_path(models.resolve(MODEL))
         device = jax.devices()[0]
@@ -189,7 +196,13 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cpu-envs", type=int, default=4096)
+    parser.add_argument("--json", help="write the figures to this file")
+    parser.add_argument("--publish", help="publish a saved --json run (with --tests, --name)")
+    parser.add_argument("--tests", help="pytest --junitxml file of the GPU suite's run")
+    parser.add_argument("--name", default="gpu-run")
     args = parser.parse_args()
+    if args.publish:
+        return publish_run(args.publish, args.tests, args.name)
     logging.basicConfig(format="%(name)s: %(message)s")
     logging.getLogger("unisim.worker").setLevel(logging.INFO)  # workers' stderr, fallbacks too
 
@@ -201,6 +214,16 @@ def main() -> int:
           f"mujoco {mujoco.__version__}; torch {torch.__version__}; {os.cpu_count()} CPUs; "
           f"model: bundled {MODEL}; {args.steps} steps x {args.rounds} rounds", flush=True)
     rows: list[tuple[int, str, float, float, float | None]] = []
+    env = (f"{torch.cuda.get_device_name(0)}; jax {jax.__version__}; mujoco "
+           f"{mujoco.__version__}; torch {torch.__version__}; {os.cpu_count()} CPUs; "
+           f"{time.strftime('%Y-%m-%d %H:%M %Z')}")
+
+    def save() -> None:
+        if args.json:
+            Path(args.json).write_text(json.dumps({
+                "command": "python benchmarks/gpu.py " + shlex.join(sys.argv[1:]),
+                "env": env, "rows": rows}, indent=1))
+
     rng = np.random.default_rng(0)
     for num_envs in args.sizes:
         ctrl = rng.uniform(-1, 1, (num_envs, 8)).astype(np.float32)
@@ -224,6 +247,7 @@ def main() -> int:
             rows.append((num_envs, name, rate, latency, rate / base))
             print(f"  {name:40s} {rate:12,.0f} env-steps/s  {latency:8.2f} ms  "
                   f"{rate / base:5.2f}x", flush=True)
+        save()
 
     cpu_ctrl = rng.uniform(-1, 1, (args.cpu_envs, 8))
     cpu_modes = build([lambda: CpuBatch(args.cpu_envs, cpu_ctrl),
@@ -236,7 +260,47 @@ def main() -> int:
     finally:
         for mode in cpu_modes:
             mode.close()
+    save()
     print("\n" + table(rows), flush=True)
+    return 0
+
+
+def publish_run(results: str, tests: str | None, name: str) -> int:
+    """The GPU run's block: the test suite's outcome, then the benchmark's table."""
+    from xml.etree import ElementTree
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from doc_figures import publish
+
+    run = json.loads(Path(results).read_text())
+    data: dict[str, Any] = {"benchmark": run, "tests": None}
+    lines = []
+    if tests:
+        suite = ElementTree.parse(tests).getroot()
+        suite = suite if suite.tag == "testsuite" else suite[0]
+        cases = []
+        for case in suite.iter("testcase"):
+            outcome = next((c.tag for c in case if c.tag in ("failure", "error", "skipped")),
+                           "passed")
+            said = " ".join(c.text or "" for c in case if c.tag == "system-out")
+            cases.append({"test": f"{case.get('classname')}.{case.get('name')}",
+                          "outcome": outcome, "seconds": float(case.get("time", 0)),
+                          "notes": [line.strip() for line in said.splitlines()
+                                    if line.startswith("MJX:")]})
+        counts = {k: sum(c["outcome"] == k for c in cases)
+                  for k in ("passed", "failure", "error", "skipped")}
+        data["tests"] = {"counts": counts, "cases": cases}
+        lines.append(f"GPU test suite (`scripts/gpu_run.sh`, {run['env']}): "
+                     f"**{counts['passed']} passed, {counts['failure']} failed, "
+                     f"{counts['error']} errors, {counts['skipped']} skipped**.\n")
+        lines += [f"- {c['outcome'].upper()}: `{c['test']}`" for c in cases
+                  if c["outcome"] in ("failure", "error")]
+        lines += [f"- `{c['test'].rsplit('.', 1)[-1]}`: {note}" for c in cases
+                  for note in c["notes"]]
+        lines.append("")
+    lines.append(f"`{run['command']}`:\n")
+    lines.append(table([tuple(row) for row in run["rows"]]))
+    publish(name, "\n".join(lines) + "\n", data, run["command"])
     return 0
 
 

@@ -9,6 +9,8 @@ JSON request per line on stdin and answers one JSON line on stdout:
     {"op": "close"}                                                    -> {"ok": true}
 """
 
+import importlib
+import importlib.util
 import json
 import os
 import sys
@@ -47,7 +49,8 @@ class InProcessMujoco:
     """What the unisim worker does, in this process: ``mujoco.batch`` if present, else a
     loop over one MjData per env. State is read through views, never copied."""
 
-    def __init__(self, model_path, num_envs, keyframe=None, substeps=5):
+    def __init__(self, model_path, num_envs, keyframe=None, substeps=5, threads=None,
+                 zero_ctrl=False):
         import mujoco
 
         self.mujoco = mujoco
@@ -57,6 +60,8 @@ class InProcessMujoco:
         key = -1 if keyframe is None else mujoco.mj_name2id(
             self.model, mujoco.mjtObj.mjOBJ_KEY, keyframe)
         self.controls = random_controls(num_envs, self.model.actuator_ctrlrange)
+        if zero_ctrl:
+            self.controls[:] = 0.0
         self.count = 0
         try:
             import mujoco.batch
@@ -71,7 +76,7 @@ class InProcessMujoco:
         else:
             self.kind = "mujoco.batch"
             self.batch = mujoco.batch.Batch(self.model, nsim=num_envs,
-                                            nthread=os.cpu_count() or 1)
+                                            nthread=threads or os.cpu_count() or 1)
             self.batch.reset(np.arange(num_envs), keyframe=key, stage=0)
             self.batch.forward()
             self.ctrl = self.batch.bind("ctrl")
@@ -94,6 +99,48 @@ class InProcessMujoco:
 
     def close(self):
         self.batch = self.datas = None
+
+
+def load_worker_module(worker_dir, name):
+    """``unisim.worker.<name>``: imported by package on the host's interpreter; elsewhere
+    (Python 3.8) the worker's bootstrap first gives this interpreter its packages."""
+    try:
+        import unisim.worker  # noqa: F401
+    except ImportError:
+        spec = importlib.util.spec_from_file_location(
+            "unisim_bootstrap", os.path.join(worker_dir, "bootstrap.py"))
+        bootstrap = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bootstrap)
+        bootstrap.install(os.path.join(os.path.dirname(worker_dir), "protocol"), worker_dir)
+    return importlib.import_module("unisim.worker." + name)
+
+
+class WorkerStepper:
+    """The unisim worker's own stepper (worker/engines/mujoco_engine.py) in this process,
+    over plain arrays: the physics plus the copies between the engine and the slots,
+    without any process boundary. ``kind`` says which stepper."""
+
+    def __init__(self, model_path, num_envs, substeps, threads, worker_dir):
+        import mujoco
+
+        mujoco_engine = load_worker_module(worker_dir, "engines.mujoco_engine")
+
+        model = mujoco.MjModel.from_xml_path(model_path)
+        stepper = (mujoco_engine.BatchStepper if mujoco_engine._has_batch(mujoco)
+                   else mujoco_engine.LoopStepper)
+        self.stepper = stepper(mujoco, model, num_envs, None, threads)
+        self.kind = f"worker {self.stepper.name} stepper, {threads} threads"
+        self.ctrl = np.zeros((num_envs, model.nu))
+        self.qpos = np.zeros((num_envs, model.nq))
+        self.qvel = np.zeros((num_envs, model.nv))
+        self.num_envs = num_envs
+        self.substeps = substeps
+
+    def step(self):
+        self.stepper.step(self.ctrl, self.substeps, self.qpos, self.qvel)
+
+    def close(self):
+        self.stepper = None
 
 
 class EnvPoolSystem:
@@ -122,7 +169,11 @@ class EnvPoolSystem:
 def make(request):
     if request["system"] == "mujoco":
         return InProcessMujoco(request["model"], request["num_envs"], request.get("keyframe"),
-                               request["substeps"])
+                               request["substeps"], request.get("threads"),
+                               request.get("zero_ctrl", False))
+    if request["system"] == "stepper":
+        return WorkerStepper(request["model"], request["num_envs"], request["substeps"],
+                             request.get("threads") or 1, request["worker"])
     if request["system"] == "envpool":
         return EnvPoolSystem(request["task"], request["num_envs"], request["num_threads"])
     raise ValueError(f"unknown system {request['system']!r}")

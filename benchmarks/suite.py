@@ -44,7 +44,6 @@ from systems import (
 )
 
 import unisim
-from unisim.pool import default_workers
 
 HOST = f"{sys.version_info.major}.{sys.version_info.minor}"
 QUADRUPED = str(unisim.models.path("quadruped"))
@@ -148,7 +147,7 @@ def latency(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]
 def spawn(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]) -> None:
     """Backend construction plus the first step, fresh worker each time."""
     cases = {"cartpole x1": ("cartpole", 1, None),
-             f"quadruped x1024 (K={default_workers(1024)})": ("quadruped", 1024, "stand")}
+             "quadruped x1024 (default split)": ("quadruped", 1024, "stand")}
     rows, record = [], {}
     for tag, python in interpreters.items():
         row = [f"worker {tag}"]

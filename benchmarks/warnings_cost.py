@@ -22,9 +22,9 @@ import numpy as np
 from unisim import models
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "worker"), str(ROOT / "scripts")]
+sys.path.insert(0, str(ROOT / "scripts"))
 from doc_figures import publish  # noqa: E402
-from engines.mujoco_engine import BatchStepper, LoopStepper  # noqa: E402
+from unisim.worker.engines.mujoco_engine import BatchStepper, LoopStepper  # noqa: E402
 
 
 def per_call_us(function: object, number: int) -> float:

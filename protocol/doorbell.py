@@ -10,9 +10,10 @@ Each worker owns one 64-byte line of the arena, sixteen little-endian uint32 wor
     5 SUBSTEPS        host: STEP argument
     6 STATUS          worker: STATUS_OK, or STATUS_ERROR (an ERROR frame is on the pipe)
 
-A waiter spins for a short while, then sleeps on a Linux futex on the word, in slices,
-checking between slices that its peer is still alive, so an idle side burns no CPU and
-a dead peer is noticed within a slice. The pipe still carries every other command and
+A waiter that knows when the answer is due sleeps until shortly before it, then spins for
+a short while, then sleeps on a Linux futex on the word, in slices, checking between
+slices that its peer is still alive, so an idle side burns no CPU and a dead peer is
+noticed within a slice. The pipe still carries every other command and
 every error. The spin relies on x86-64's ordered stores (see ``SPIN_SAFE``). Python 3.8,
 stdlib + numpy.
 """
@@ -22,11 +23,16 @@ import os
 import platform
 import time
 
-REQUEST, REPLY, WORKER_WAITING, HOST_WAITING, COMMAND, SUBSTEPS, STATUS = range(7)
+WORD_NAMES = ("REQUEST", "REPLY", "WORKER_WAITING", "HOST_WAITING", "COMMAND", "SUBSTEPS",
+              "STATUS")
+REQUEST, REPLY, WORKER_WAITING, HOST_WAITING, COMMAND, SUBSTEPS, STATUS = range(len(WORD_NAMES))
 WORDS = 16
 LINE_BYTES = WORDS * 4
 CMD_PIPE, CMD_STEP = 0, 1
 STATUS_OK, STATUS_ERROR = 0, 1
+
+MARGIN = 150e-6  # seconds before a forecast answer when a dozing waiter starts to spin
+MAX_MARGIN = 1e-3  # the most a waiter spins beyond its base spin
 
 _SYS_FUTEX = {"x86_64": 202, "aarch64": 98}.get(platform.machine())
 _FUTEX_WAIT, _FUTEX_WAKE = 0, 1
@@ -61,14 +67,28 @@ class Line:
         _libc.syscall(_SYS_FUTEX, ctypes.c_void_p(self._address + 4 * index), _FUTEX_WAIT,
                       ctypes.c_uint32(expected), ctypes.byref(spec), None, 0)
 
-    def await_change(self, index, old, flag, spin_seconds, slice_seconds, between_slices):
+    def await_change(self, index, old, flag, spin_seconds, slice_seconds, between_slices,
+                     doze_seconds=0.0):
         """Return the new value of word ``index`` once it differs from ``old``.
 
-        Spins ``spin_seconds``, then sleeps on the futex in ``slice_seconds`` slices with
-        word ``flag`` set so the peer knows to wake it, calling ``between_slices()`` (which
-        may raise) after each slice.
+        Sleeps on the futex for ``doze_seconds`` first (the peer's answer is not due
+        before then: sleeping leaves the cores to the peer's threads, and waking on a timer
+        before the answer keeps the wake-up off the critical path), then spins
+        ``spin_seconds``, then sleeps in ``slice_seconds`` slices. While asleep, word
+        ``flag`` is set so the peer knows to wake it; ``between_slices()`` (which may raise)
+        is called after every slice.
         """
         words = self.words
+        if doze_seconds > 0:
+            end = time.perf_counter() + doze_seconds
+            while True:
+                left = end - time.perf_counter()
+                if left <= 0:
+                    break
+                value = self._nap(index, old, flag, min(left, slice_seconds))
+                if value != old:
+                    return value
+                between_slices()
         if SPIN_SAFE:
             end = time.perf_counter() + spin_seconds
             while True:
@@ -79,18 +99,52 @@ class Line:
                     break
                 os.sched_yield()  # a peer waiting for this core gets it
         while True:
-            words[flag] = 1
-            value = words[index]
-            if value == old:
-                self._sleep(index, old, slice_seconds)
-                value = words[index]
-            words[flag] = 0
+            value = self._nap(index, old, flag, slice_seconds)
             if value != old:
-                return int(value)
+                return value
             between_slices()
+
+    def _nap(self, index, old, flag, seconds):
+        """Sleep on word ``index`` while it holds ``old`` (at most ``seconds``); its value."""
+        words = self.words
+        words[flag] = 1
+        value = words[index]
+        if value == old:
+            self._sleep(index, old, seconds)
+            value = words[index]
+        words[flag] = 0
+        return int(value)
 
     def publish(self, index, value, flag):
         """Set word ``index`` to ``value`` and wake the peer if it sleeps (word ``flag``)."""
         self.words[index] = value
         if self.words[flag]:
             self.wake(index)
+
+
+class Forecast:
+    """When the peer's next answer is due, from the waits seen so far, and so how long a
+    waiter dozes on the futex and then spins (``Line.await_change``).
+
+    A wait shorter than the forecast is believed at once (dozing too long costs latency);
+    a longer one moves the forecast a fifth of the way (spinning a little long costs only
+    CPU). A waiter dozes until ``margin`` before the forecast (a tenth of it, at least
+    ``MARGIN``, at most ``MAX_MARGIN``), then spins across twice the margin.
+    """
+
+    def __init__(self, spin_seconds):
+        self.spin_seconds = spin_seconds
+        self.expected = 0.0
+
+    def plan(self):
+        """``(doze_seconds, spin_seconds)`` for the next wait."""
+        margin = min(max(MARGIN, 0.1 * self.expected), MAX_MARGIN)
+        if self.expected <= margin:  # due at once: spin as always
+            return 0.0, self.spin_seconds
+        return self.expected - margin, self.spin_seconds + 2 * margin
+
+    def observe(self, seconds):
+        if seconds < self.expected or self.expected == 0.0:
+            self.expected = seconds
+        else:
+            self.expected += 0.2 * (seconds - self.expected)

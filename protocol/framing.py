@@ -105,6 +105,10 @@ class FrameReader:
             self._broken = str(exc)
             raise
 
+    def buffered(self):
+        """Whether bytes of a next frame have been read already."""
+        return bool(self._buf)
+
     def _fill(self, size, at_boundary):
         """Read until the buffer holds ``size`` bytes; False on a clean EOF at a boundary."""
         while len(self._buf) < size:

@@ -32,6 +32,7 @@ class Command:
     SHUTDOWN = 7  # reply, then exit
     DOORBELL = 8  # from now on, wait on the arena's doorbell line (see doorbell.py)
     RENDER = 9  # render rows of a state slot into rows of image slots (render pool)
+    PHYSICS = 10  # apply the physics/push slots to the envs flagged in the reset mask
 
 
 def _names(registry):

@@ -2,7 +2,9 @@
 # The GPU run, in one command on a GPU machine: the tests that need a GPU, then the GPU data
 # plane benchmark. Runs from a folder staged by `make gpu-stage` (wheels/ holding unisim's
 # wheel and MJX's, tests/, benchmarks/, pyproject.toml), with no network: it installs the
-# wheels into this python3 (so the workers it spawns see them too). Logs go to $OUT.
+# wheels into this python3 (so the workers it spawns see them too). Logs go to $OUT, with
+# gpu-tests.xml and gpu-benchmark.json, which `benchmarks/gpu.py --publish` turns into the
+# docs' figure block (raw logs stay out of docs/).
 set -uo pipefail
 cd "$(dirname "$0")"
 out=${OUT:-$PWD/out}
@@ -15,8 +17,8 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir wheel
 status=0
 # Each phase has a time limit, so that one hang leaves the other's output.
 timeout "${TESTS_LIMIT:-240}" python3 -m pytest -q -p no:cacheprovider -rs --durations=8 \
-  tests/test_cuda_ipc.py tests/test_gpu.py tests/test_mjx.py 2>&1 | tee "$out/gpu-tests.log" \
+  --junitxml="$out/gpu-tests.xml" -o junit_logging=system-out tests/test_cuda_ipc.py tests/test_gpu.py tests/test_mjx.py 2>&1 | tee "$out/gpu-tests.log" \
   || status=1
-timeout "${BENCH_LIMIT:-330}" python3 benchmarks/gpu.py "$@" 2>&1 \
+timeout "${BENCH_LIMIT:-330}" python3 benchmarks/gpu.py --json "$out/gpu-benchmark.json" "$@" 2>&1 \
   | tee "$out/gpu-benchmark.log" || status=1
 exit $status

@@ -5,13 +5,14 @@ Builds ``.typings/isaacgym/`` from the installed ``isaacgym-stubs`` (renaming it
 then runs mypy for Python 3.8 over the given worker modules. Run with the interpreter
 of the tools venv that has ``mypy==1.16.*`` and ``isaacgym-stubs`` (``make lint``)::
 
-    .venv-typecheck/bin/python scripts/isaacgym_typecheck.py [worker module files...]
+    .venv-typecheck/bin/python scripts/isaacgym_typecheck.py [--worker DIR] [files...]
 
 Exit status: mypy's (0 when clean).
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import shutil
 import subprocess
@@ -20,12 +21,14 @@ import sysconfig
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-WORKER = ROOT / "worker"
 TYPINGS = ROOT / "typings"
 GENERATED = ROOT / ".typings"
-ADAPTER = ("engines/isaacgym_engine.py", "engines/isaacgym_sim.py", "engines/isaacgym_io.py",
-           "engines/isaacgym_mapping.py", "engines/isaacgym_options.py", "engines/mjcf_scan.py",
-           "cuda_ipc.py")
+PACKAGES = GENERATED / "packages"  # unisim.worker and unisim.protocol under their real names
+ADAPTER = ("worker/engines/isaacgym_engine.py", "worker/engines/isaacgym_sim.py",
+           "worker/engines/isaacgym_io.py", "worker/engines/isaacgym_mapping.py",
+           "worker/engines/isaacgym_options.py", "worker/engines/isaacgym_kinematics.py",
+           "worker/engines/mjcf_scan.py", "worker/engines/isaacgym_physics.py",
+           "protocol/cuda_driver.py", "protocol/cuda_arena.py")
 PY38 = ROOT / ".venv38" / "bin" / "python"
 
 
@@ -49,17 +52,50 @@ def build_stubs() -> Path:
     return GENERATED
 
 
+def build_packages(worker: Path) -> Path:
+    """``unisim/{worker,protocol}`` as links to the source folders (the names the worker's
+    bootstrap gives them), so relative and core imports resolve."""
+    root = PACKAGES / "unisim"
+    shutil.rmtree(PACKAGES, ignore_errors=True)
+    root.mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "worker").symlink_to(worker)
+    (root / "protocol").symlink_to(ROOT / "protocol")
+    return PACKAGES
+
+
+def targets(paths: list[Path], worker: Path) -> list[str]:
+    """mypy arguments: ``-m unisim.worker.x`` for a file of the worker or the core (so its
+    relative imports resolve), the path itself for any other file."""
+    found = []
+    for path in paths:
+        for package, folder in (("unisim.worker", worker), ("unisim.protocol", ROOT / "protocol")):
+            if path.resolve().is_relative_to(folder.resolve()):
+                parts = path.resolve().relative_to(folder.resolve()).with_suffix("").parts
+                found += ["-m", ".".join((package, *parts))]
+                break
+        else:
+            found.append(str(path.resolve()))
+    return found
+
+
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--worker", type=Path, default=ROOT / "worker",
+                        help="the worker package's folder (a copy, to test the gate)")
+    parser.add_argument("files", nargs="*", type=Path)
+    args = parser.parse_args(argv)
     stubs = build_stubs()
-    files = argv or [str(WORKER / name) for name in ADAPTER]
+    packages = build_packages(args.worker.resolve())
+    modules = targets(args.files or [ROOT / name for name in ADAPTER], args.worker)
     command = [sys.executable, "-m", "mypy", "--config-file", str(TYPINGS / "mypy-isaacgym.ini"),
                "--cache-dir", str(GENERATED / "mypy-cache"), "--explicit-package-bases"]
     if PY38.exists():  # numpy's own stubs as the worker sees them (numpy 1.24, Python 3.8)
         command += ["--python-executable", str(PY38)]
     else:
         command += ["--no-site-packages", "--ignore-missing-imports"]
-    env = {"MYPYPATH": f"{stubs}{':'}{WORKER}", "PATH": "/usr/bin:/bin"}
-    return subprocess.call(command + files, cwd=WORKER, env=env)
+    env = {"MYPYPATH": f"{stubs}:{packages}", "PATH": "/usr/bin:/bin"}
+    return subprocess.call(command + modules, cwd=packages, env=env)
 
 
 if __name__ == "__main__":

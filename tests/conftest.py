@@ -23,3 +23,19 @@ def py38() -> str:
     if os.environ.get("UNISIM_REQUIRE_PY38"):
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def isaacgym_fake_python(py38: str) -> str:
+    """A Python 3.8 on which ``import isaacgym`` is the test kit's SDK fake: ``py38`` (with
+    envs/worker-torch38.txt) in a cached venv, from ``unisim.testing.isaacgym_fake_python``."""
+    from unisim.errors import SetupError
+    from unisim.testing import isaacgym_fake_python as fake_python
+
+    try:
+        return fake_python(py38)
+    except SetupError as exc:
+        reason = f"the IsaacGym fake cannot run on {py38}: {exc}"
+        if os.environ.get("UNISIM_REQUIRE_PY38"):
+            pytest.fail(reason)
+        pytest.skip(reason)

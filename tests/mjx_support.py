@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,6 @@ import numpy as np
 import pytest
 
 from unisim import models
-from unisim.process import WORKER_MAIN
 
 
 def mjx_missing() -> str | None:
@@ -43,15 +44,11 @@ def jax_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 def in_process_rollout(model: str, num_envs: int, ctrls: np.ndarray) -> list[np.ndarray]:
     """qpos after each of ``ctrls`` (steps x envs x nu), MJX in this process, same step
     function as the worker's."""
-    sys.path.insert(0, str(WORKER_MAIN.parent))
-    try:
-        import jax
-        import mujoco
-        from mujoco import mjx
+    import jax
+    import mujoco
+    from mujoco import mjx
 
-        from engines import mjx_engine
-    finally:
-        sys.path.remove(str(WORKER_MAIN.parent))
+    from unisim.worker.engines import mjx_engine
     mj_model = mujoco.MjModel.from_xml_path(models.resolve(model))
     device = jax.devices()[0]
     mx = mjx.put_model(mj_model, device=device, impl="jax")
@@ -62,6 +59,25 @@ def in_process_rollout(model: str, num_envs: int, ctrls: np.ndarray) -> list[np.
         data = step(mx, data, jax.device_put(ctrl, device), 1)
         trajectory.append(np.asarray(data.qpos))
     return trajectory
+
+
+def fresh_process_spread(model: str, num_envs: int, ctrls: np.ndarray, runs: int = 3) -> float:
+    """The largest difference between any two of ``runs`` in-process MJX rollouts, each in
+    a fresh process: how far XLA on this machine lets identical runs drift apart (kernel
+    choice and reduction order may differ between processes)."""
+    with tempfile.TemporaryDirectory() as folder:
+        np.save(f"{folder}/ctrls.npy", ctrls)
+        script = ("import sys, numpy as np; from tests.mjx_support import in_process_rollout; "
+                  "np.save(sys.argv[3], np.array(in_process_rollout(sys.argv[1], "
+                  "int(sys.argv[2]), np.load(sys.argv[4]))))")
+        outs = []
+        for run in range(runs):
+            out = f"{folder}/run{run}.npy"
+            subprocess.run([sys.executable, "-c", script, model, str(num_envs), out,
+                            f"{folder}/ctrls.npy"], check=True, timeout=600,
+                           cwd=Path(__file__).resolve().parent.parent)
+            outs.append(np.load(out))
+    return max(float(np.max(np.abs(a - b))) for i, a in enumerate(outs) for b in outs[i + 1:])
 
 
 def random_ctrls(steps: int, num_envs: int, nu: int) -> np.ndarray:

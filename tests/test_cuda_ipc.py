@@ -9,15 +9,15 @@ import pytest
 
 import unisim
 from unisim import protocol
-from unisim.cuda_ipc import region_offsets
+from unisim.protocol import arena as arena_layout
+from unisim.protocol import cuda_arena, cuda_driver
 from unisim.slots import SlotSpec
-from unisim.worker import cuda_ipc
 
 
 def _gpu_absent_reason() -> str | None:
     try:
-        cuda_ipc.driver()
-    except cuda_ipc.CudaUnavailable as exc:
+        cuda_driver.driver()
+    except cuda_driver.CudaUnavailable as exc:
         return str(exc)
     return None
 
@@ -44,14 +44,14 @@ def test_handles_cross_the_wire_as_exact_bytes() -> None:
     handle = bytes(range(64))
     decoded = protocol.decode(protocol.encode({"cuda": _declaration(memory=handle)}))
     assert decoded["cuda"]["memory"] == handle
-    assert bytes(cuda_ipc.decode_handle(decoded["cuda"]["memory"])) == handle
-    assert cuda_ipc.check_declaration(decoded["cuda"])["device_uuid"] == bytes(range(16))
+    assert bytes(cuda_driver.decode_handle(decoded["cuda"]["memory"])) == handle
+    assert cuda_arena.check_declaration(decoded["cuda"])["device_uuid"] == bytes(range(16))
 
 
 @pytest.mark.parametrize("bad", [b"\x00" * 63, b"\x00" * 65, "a" * 64, None])
 def test_a_handle_of_the_wrong_size_or_type_is_refused(bad: object) -> None:
     with pytest.raises(ValueError, match="CUDA IPC handle is 64 bytes"):
-        cuda_ipc.decode_handle(bad)
+        cuda_driver.decode_handle(bad)
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -65,24 +65,24 @@ def test_a_handle_of_the_wrong_size_or_type_is_refused(bad: object) -> None:
 def test_a_malformed_declaration_is_refused_by_name(changes: dict[str, object],
                                                     message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        cuda_ipc.check_declaration(_declaration(**changes))
+        cuda_arena.check_declaration(_declaration(**changes))
 
 
 def test_a_declaration_missing_a_key_names_it() -> None:
     declaration = _declaration()
     del declaration["events"]
     with pytest.raises(ValueError, match="lacks 'events'"):
-        cuda_ipc.check_declaration(declaration)
+        cuda_arena.check_declaration(declaration)
 
 
 def test_regions_are_packed_at_aligned_offsets() -> None:
     specs = [SlotSpec("ctrl", "<f4", (8,)), SlotSpec("qpos", "<f4", (15,)),
              SlotSpec("qvel", "<f4", (14,))]
-    offsets, size = region_offsets(specs, 1000)
+    offsets, size = arena_layout.offsets(specs, 1000, align=cuda_driver.ALIGN)
     assert offsets == {"ctrl": 0, "qpos": 32000, "qvel": 92160}
-    assert all(offset % cuda_ipc.ALIGN == 0 for offset in offsets.values())
-    assert size == 92160 + 56064 and size % cuda_ipc.ALIGN == 0
-    assert region_offsets([], 10) == ({}, cuda_ipc.ALIGN)
+    assert all(offset % cuda_driver.ALIGN == 0 for offset in offsets.values())
+    assert size == 92160 + 56064 and size % cuda_driver.ALIGN == 0
+    assert arena_layout.offsets([], 10, align=cuda_driver.ALIGN) == ({}, cuda_driver.ALIGN)
 
 
 def test_the_isaacgym_slots_fit_the_device_arena() -> None:
@@ -92,21 +92,21 @@ def test_the_isaacgym_slots_fit_the_device_arena() -> None:
     specs = [SlotSpec("ctrl", "<f8", (8,)), SlotSpec("qpos", "<f8", (15,)),
              SlotSpec("qvel", "<f8", (14,)), SlotSpec("body_states", "<f4", (nbody, 13)),
              SlotSpec("contact_forces", "<f4", (nbody, 3)), SlotSpec("image", "|u1", (5, 7, 3))]
-    offsets, size = region_offsets(specs, rows)
+    offsets, size = arena_layout.offsets(specs, rows, align=cuda_driver.ALIGN)
     slots = [{"name": s.name, "dtype": s.dtype, "shape": [rows, *s.shape],
               "offset": offsets[s.name]} for s in specs]
-    cuda_ipc.check_declaration(_declaration(size=size, slots=slots))
+    cuda_arena.check_declaration(_declaration(size=size, slots=slots))
     spans = sorted((offsets[s.name], offsets[s.name] + s.nbytes(rows)) for s in specs)
     assert all(end <= start for (_, end), (start, _) in itertools.pairwise(spans))
     assert spans[-1][1] <= size
-    image = cuda_ipc.DeviceRegion("image", 0x7F0000000000 + offsets["image"], "|u1",
+    image = cuda_arena.DeviceRegion("image", 0x7F0000000000 + offsets["image"], "|u1",
                                   (rows, 5, 7, 3), 0, owner=None)
     assert image.__cuda_array_interface__["typestr"] == "|u1" and image.nbytes == rows * 105
 
 
-def _host_region(array: np.ndarray) -> cuda_ipc.DeviceRegion:
+def _host_region(array: np.ndarray) -> cuda_arena.DeviceRegion:
     """A region over host memory (DLPack device kCPU), to check the DLPack export here."""
-    return cuda_ipc.DeviceRegion("qpos", array.ctypes.data, array.dtype, array.shape, 0,
+    return cuda_arena.DeviceRegion("qpos", array.ctypes.data, array.dtype, array.shape, 0,
                                  owner=array, device_type=1)
 
 
@@ -134,7 +134,7 @@ def test_a_region_is_imported_by_jax() -> None:
 
 
 def test_a_region_describes_itself_to_cuda_array_interface_consumers() -> None:
-    region = cuda_ipc.DeviceRegion("ctrl", 0x7F0000000000, "<f4", (16, 8), 0, owner=None)
+    region = cuda_arena.DeviceRegion("ctrl", 0x7F0000000000, "<f4", (16, 8), 0, owner=None)
     interface = region.__cuda_array_interface__
     assert interface == {"shape": (16, 8), "typestr": "<f4", "data": (0x7F0000000000, False),
                          "version": 3, "strides": None, "stream": None}
@@ -154,23 +154,23 @@ def test_a_region_refuses_an_export_it_cannot_honour() -> None:
 
 def test_the_source_pointer_of_a_dlpack_capsule_is_read_and_checked() -> None:
     array = np.arange(10, dtype=np.float32)
-    assert cuda_ipc.dlpack_pointer(array.__dlpack__(), 40) == array.ctypes.data
+    assert cuda_arena.dlpack_pointer(array.__dlpack__(), 40) == array.ctypes.data
     with pytest.raises(BufferError, match="does not hold 44 bytes"):
-        cuda_ipc.dlpack_pointer(array.__dlpack__(), 44)
+        cuda_arena.dlpack_pointer(array.__dlpack__(), 44)
     strided = np.arange(20, dtype=np.float32)[::2]
     with pytest.raises(BufferError, match="not C-contiguous"):
-        cuda_ipc.dlpack_pointer(strided.__dlpack__(), 40)
+        cuda_arena.dlpack_pointer(strided.__dlpack__(), 40)
 
 
 def test_uuids_print_as_nvidia_smi_does() -> None:
     uuid = bytes.fromhex("0123456789abcdef0123456789abcdef")
-    assert cuda_ipc.format_uuid(uuid) == "GPU-01234567-89ab-cdef-0123-456789abcdef"
+    assert cuda_driver.format_uuid(uuid) == "GPU-01234567-89ab-cdef-0123-456789abcdef"
 
 
 @needs_no_gpu
 def test_the_driver_says_why_it_cannot_load() -> None:
-    with pytest.raises(cuda_ipc.CudaUnavailable, match=r"libcuda\.so\.1"):
-        cuda_ipc.driver()
+    with pytest.raises(cuda_driver.CudaUnavailable, match=r"libcuda\.so\.1"):
+        cuda_driver.driver()
 
 
 @needs_no_gpu

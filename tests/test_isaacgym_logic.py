@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from unisim import models
+from unisim import models, split
 from unisim.worker.engines import isaacgym_mapping as mapping
 from unisim.worker.engines import mjcf_scan
 from unisim.worker.engines.isaacgym_options import Options
@@ -303,8 +303,7 @@ def test_options_default_to_the_gpu_pipeline_without_graphics() -> None:
 
 @pytest.mark.parametrize(("raw", "message"), [
     ({"pipline": "cpu"}, "unknown isaacgym option\\(s\\) pipline"),
-    ({"pipeline": "cpu", "viewer": True}, "need the GPU pipeline"),
-    ({"pipeline": "cpu", "camera": {}}, "need the GPU pipeline"),
+    ({"assignment": [0, 1]}, "assignment needs option variants"),
     ({"physx": {"solver_typ": 1}}, "unknown physx field"),
     ({"physx": {"contact_offset": "big"}}, "physx.contact_offset must be float"),
     ({"camera": {"envs": [9]}}, "camera envs must be env indices in \\[0, 4\\)"),
@@ -314,6 +313,50 @@ def test_options_default_to_the_gpu_pipeline_without_graphics() -> None:
 def test_options_refuse_bad_values_naming_them(raw: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Options(raw, 4)
+
+
+def test_graphics_work_on_either_pipeline() -> None:
+    """IsaacGymEnvs renders with sim_device=cpu and a graphics device: not refused."""
+    for raw in ({"pipeline": "cpu", "viewer": True}, {"pipeline": "cpu", "camera": {}}):
+        assert Options(raw, 4).graphics
+
+
+def test_env_indices_in_options_are_global_across_workers() -> None:
+    """A worker of rows 4..7 of 8 keeps the cameras and variants of its own rows."""
+    raw = {"camera": {"envs": [1, 5, 7]}, "variants": ["b.xml"],
+           "assignment": [0, 0, 0, 0, 1, 0, 1, 1]}
+    options = Options(raw, 8, range(4, 8))
+    assert options.camera is not None and options.camera["envs"] == [1, 3]
+    assert options.assignment == [1, 0, 1, 1]
+    with pytest.raises(ValueError, match="one variant index per env \\(8\\)"):
+        Options({**raw, "assignment": [0, 1]}, 8, range(4, 8))
+    with pytest.raises(ValueError, match="pass workers=1"):
+        Options({"viewer": True}, 8, range(4, 8))
+
+
+def test_a_viewer_makes_one_sim_on_either_pipeline() -> None:
+    """The CPU pipeline's default is a sim per core, but a viewer is one window: one sim."""
+    hello = {"capabilities": {"isaacgym": {"threaded": False}}}
+    cpu = {"pipeline": "cpu"}
+    assert not split.capabilities(hello, "isaacgym", cpu)["per_device"]
+    assert split.capabilities(hello, "isaacgym", {**cpu, "viewer": True})["per_device"]
+    caps = split.capabilities(hello, "isaacgym", {**cpu, "viewer": True})
+    assert split.choose(caps, 4096, cpus=16).workers == 1
+
+
+def test_the_host_device_is_honoured_on_shared_memory() -> None:
+    """Backend(device=N) reaches the shm plane's INIT as device.ordinal."""
+    options = Options({}, 4)
+    options.use_host_device({"device": {"ordinal": 1}})
+    assert options.device == 1
+    same = Options({"device": 1}, 4)
+    same.use_host_device({"device": {"ordinal": 1}})
+    assert same.device == 1
+    with pytest.raises(ValueError, match="option device is 0 but Backend\\(device=1\\)"):
+        Options({"device": 0}, 4).use_host_device({"device": {"ordinal": 1}})
+    untouched = Options({"device": 2}, 4)
+    untouched.use_host_device({})
+    assert untouched.device == 2
 
 
 UUID = bytes(range(16))

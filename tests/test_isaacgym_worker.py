@@ -60,7 +60,7 @@ def test_init_checks_the_model_then_fails_cleanly_on_the_missing_sdk(channel: Ch
 
 @pytest.mark.parametrize(("options", "keyframe", "message"), [
     ({"pipline": "gpu"}, None, "unknown isaacgym option(s) pipline"),
-    ({"pipeline": "cpu", "viewer": True}, None, "need the GPU pipeline"),
+    ({"camera": {"envs": [4]}}, None, "camera envs must be env indices in [0, 4)"),
     ({}, "run", "has no keyframe 'run'"),
     ({"variants": ["/nonexistent.xml"]}, None, "does not exist"),
     ({"variants": [str(models.path("cartpole"))]}, None, "changes the layout (joints)"),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import unisim
-from unisim.pool import default_workers, split_rows
+from unisim.pool import split_rows
 from unisim.testing import Fault, mock_backend
 
 
@@ -15,7 +15,6 @@ def test_split_rows_covers_every_env_once() -> None:
     assert split_rows(1, 1) == [range(0, 1)]
     with pytest.raises(ValueError, match="workers must lie in"):
         split_rows(2, 3)
-    assert default_workers(16) == 1
 
 
 @pytest.mark.parametrize("interpreter", ["host", "py38"])

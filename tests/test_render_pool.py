@@ -110,6 +110,14 @@ def test_render_from_reads_a_backends_state_slots_in_place(pool: RenderPool) -> 
         pool.render_from(big, W, H)
 
 
+def test_a_render_worker_refuses_physics_commands_by_name(pool: RenderPool) -> None:
+    """The render engine has an interface of its own: STEP is refused as data, not as a
+    missing method, and the pool stays usable."""
+    with pytest.raises(unisim.RemoteError, match="RenderEngine is not a physics engine"):
+        pool._pool.call(unisim.protocol.Command.STEP, {}, 10.0)
+    assert pool.render(8, 8).shape == (pool.max_batch_size, 8, 8, 3)
+
+
 def test_errors_are_clear_and_leave_the_pool_usable(pool: RenderPool) -> None:
     states = _states(2)
     with pytest.raises(ValueError, match="160x121 image has 19360 pixels, over this pool's "

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import unisim
+from unisim import protocol
 from unisim.testing import Fault, mock_backend
 
 Mock = Callable[..., unisim.Backend]
@@ -105,14 +106,27 @@ def test_progress_frames_keep_a_slow_init_alive_and_silence_times_out(mock: Mock
         mock([Fault.slow("INIT", seconds=4.0)], init_timeout=2.0)
 
 
-def test_garbage_on_the_protocol_stream_is_a_protocol_error(stepping: str, mock: Mock) -> None:
+def test_garbage_on_the_protocol_stream_is_a_protocol_error(mock: Mock) -> None:
+    """On both paths, from the very step during which the worker wrote it."""
     with mock([Fault.garbage("STEP", data=b"hello\n" * 4)]) as sim:
         with pytest.raises(unisim.ProtocolError, match="bad magic"):
             sim.step()
-            # The doorbell path leaves the pipe alone; the next exchange on it sees the garbage.
-            assert stepping == "doorbell"
-            sim.ping()
         with pytest.raises(unisim.BackendDead):
+            sim.step()
+
+
+def test_garbage_during_a_step_fails_that_step_with_default_settings() -> None:
+    with mock_backend(4, faults=[Fault.garbage("STEP", call=2)]) as sim:
+        sim.step()
+        with pytest.raises(unisim.ProtocolError, match="bad magic"):
+            sim.step()
+
+
+def test_a_well_formed_frame_no_one_asked_for_is_a_protocol_error(mock: Mock) -> None:
+    body = protocol.pack(protocol.Kind.REPLY, 99, None, {})
+    unasked = protocol.framing.header(len(body)) + body
+    with mock([Fault.garbage("STEP", data=unasked)]) as sim:
+        with pytest.raises(unisim.ProtocolError):
             sim.step()
 
 

@@ -11,15 +11,18 @@ from .errors import (
     BackendDead,
     ProtocolError,
     RemoteError,
+    RenderWorkerDied,
     SetupError,
+    StateError,
     UnisimError,
     WorkerCrashed,
     WorkerDied,
     WorkerTimeout,
 )
 from .layout import Layout
+from .physics_randomization import Gaussian, LogUniform, PhysicsRandomization, Push, Uniform
 from .randomizer import Randomizer
-from .render_pool import RenderPool, RenderWorkerDied
+from .render_pool import RenderPool
 
 if TYPE_CHECKING:
     from .tasks import Task
@@ -38,7 +41,26 @@ def make(name: str, num_envs: int = 1, *, python: str | Path | None = None, seed
 
 
 __all__ = [
-    "Backend", "BackendDead", "Layout", "ProtocolError", "Randomizer", "RemoteError",
-    "RenderPool", "RenderWorkerDied", "SetupError", "UnisimError", "WorkerCrashed",
-    "WorkerDied", "WorkerTimeout", "errors", "make", "models",
+    "Backend",
+    "BackendDead",
+    "Gaussian",
+    "Layout",
+    "LogUniform",
+    "PhysicsRandomization",
+    "ProtocolError",
+    "Push",
+    "Randomizer",
+    "RemoteError",
+    "RenderPool",
+    "RenderWorkerDied",
+    "SetupError",
+    "StateError",
+    "Uniform",
+    "UnisimError",
+    "WorkerCrashed",
+    "WorkerDied",
+    "WorkerTimeout",
+    "errors",
+    "make",
+    "models",
 ]

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import re
 import threading
 import time
 import weakref
-from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -17,15 +14,20 @@ import numpy.typing as npt
 
 import unisim.protocol as protocol
 
-from . import models
+from . import models, split
+from .arrays import checked_values, env_rows
+from .backend_physics import PhysicsMethods
 from .capture import ImageSlot
-from .errors import BackendDead, ProtocolError, RemoteError, SetupError, WorkerDied
+from .errors import BackendDead, SetupError
 from .interpreter import resolve_worker
-from .layout import Layout
-from .planes import DataPlane, as_numpy
+from .layout import Layout, merged_report
+from .lifecycle import Workers
+from .physics_draws import PhysicsDraws
+from .physics_randomization import PhysicsRandomization
+from .planes import DataPlane
 from .planes import create as create_plane
-from .pool import WorkerPool, Workers, split_rows
-from .progress import ProgressBar
+from .pool import WorkerPool, split_rows
+from .protocol import schemas
 from .sim_warnings import WarningMonitor, check_policy
 from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
@@ -35,14 +37,17 @@ bell = protocol.doorbell
 SETUP_TIMEOUT = 60.0
 
 
-class Backend:
+class Backend(PhysicsMethods):
     """``num_envs`` simulations of one scene, run by an engine in worker processes.
 
     State lives in shared memory: ``qpos``, ``qvel`` and ``ctrl`` are numpy views of shape
     ``(num_envs, nq | nv | nu)`` that the workers update in place on every ``step`` and
-    ``reset``; ``tensors()`` gives torch views of the same memory. With ``workers=K`` the
-    envs are split into K contiguous row ranges, each stepped by its own process
-    (default: ``pool.default_workers``, one per core for large batches).
+    ``reset``; ``tensors()`` gives torch views of the same memory. The envs are split into
+    contiguous row ranges, each stepped by its own worker process with ``threads`` threads:
+    ``split.choose`` picks the split from the worker engine's capabilities (one worker with
+    every core for an engine with threads of its own, one worker per core for a
+    single-threaded one); ``workers=`` and ``threads=`` override it, and ``sim.split`` says
+    what was chosen and why.
 
     ``data_plane="cuda"`` (engines whose state lives on a GPU: ``"mjx"``, ``"isaacgym"`` on
     its GPU pipeline) puts the engine's slots in memory of GPU ``device`` shared with one
@@ -53,20 +58,28 @@ class Backend:
     ``nan_policy`` says what a NaN or infinite ctrl does: ``"warn"`` (default: step as
     MuJoCo does, flag the envs in ``warnings`` and log them), ``"raise"`` (``ValueError``
     before stepping) or ``"reset"`` (as warn, then reset them); see ``sim_warnings``.
+
+    ``randomization`` (a ``PhysicsRandomization``) gives every env its own physics,
+    drawn at start and, by default, at each of its resets (docs/randomization.md).
     """
 
     def __init__(self, engine: str = "mujoco", model: str | Path | None = None,
                  num_envs: int = 1, *, python: str | Path | None = None,
-                 workers: int | None = None, timeout: float = 60.0,
+                 workers: int | None = None, threads: int | None = None,
+                 timeout: float = 60.0,
                  init_timeout: float | None = None, keyframe: str | None = None,
                  options: dict[str, Any] | None = None, progress: bool = True,
                  doorbell: bool = True, data_plane: str = "shm",
-                 device: int | None = None, nan_policy: str = "warn") -> None:
+                 device: int | None = None, nan_policy: str = "warn",
+                 randomization: PhysicsRandomization | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
+        if randomization is not None and not isinstance(randomization, PhysicsRandomization):
+            raise TypeError("randomization must be a unisim.PhysicsRandomization, got "
+                            f"{randomization!r}")
         self.engine = engine
         self.nan_policy = check_policy(nan_policy)
         self.num_envs = int(num_envs)
@@ -75,12 +88,19 @@ class Backend:
         self._lock = threading.Lock()
         self._images = ImageSlot()
         self._plane: DataPlane = create_plane(data_plane, device)
-        self._rows = split_rows(self.num_envs, self._plane.worker_count(workers, self.num_envs))
-        threads = max(1, (os.cpu_count() or 1) // len(self._rows))
+        self._plane.check_workers(workers)
+        if workers is not None or threads is not None:  # bad values fail before any spawn
+            split.choose({}, self.num_envs, workers=workers, threads=threads)
+        self._asked = (workers, threads)
+        self.split: split.Split | None = None  # chosen once the first worker said hello
         self._spec: dict[str, Any] = {"engine": engine, "keyframe": keyframe,
-                                      "threads": threads, "options": options or {}}
+                                      "options": options or {}}
         if model is not None:
             self._spec["model"] = models.resolve(model)
+        self.randomization = randomization
+        self._physics: PhysicsDraws | None = None
+        if randomization is not None:
+            self._spec["physics"] = randomization.to_wire()
         self._spec.update(self._plane.init_fields())
         # Setup (interpreter start, imports, scene building) is slow and bursty; a short
         # per-step ``timeout`` must not make it fail.
@@ -89,7 +109,7 @@ class Backend:
         self._doorbell = doorbell
         self.python, self._worker_env = resolve_worker(engine, python)
         reap_orphans()
-        self._resources = Workers()
+        self._resources = Workers(self.python, engine)
         self._pids: list[int] = []
         self._finalizer = weakref.finalize(self, _release, self._resources, self._plane)
         started = time.perf_counter()
@@ -102,53 +122,64 @@ class Backend:
 
     def _start(self) -> None:
         """Spawn the workers, build the scene, attach the slots (created on first start)."""
-        arena = self._resources.arena
-        pool = self._pool = self._resources.pool = WorkerPool(
-            self.python, self._rows, envs=[self._worker_env] * len(self._rows))
+        workers = self._resources
+        pool = self._pool = self._spawn()
         self._pids = pool.pids
-        self.worker_info = handshake(pool, self.python, self.engine, self._init_timeout)
-        bar = ProgressBar(f"{self.engine} init", enabled=self._progress)
-        try:
-            replies = pool.call(Command.INIT, lambda m: {**self._spec, "num_envs": len(m.rows)},
-                                self._init_timeout, bar.update)
-        except RemoteError as exc:
-            if exc.exc_type != "ModuleNotFoundError":
-                raise
-            found = re.search(r"No module named '([^'.]+)", exc.remote_message)
-            module = found.group(1) if found else "the missing module"
-            raise SetupError(  # the engine's SDK is missing on the worker's interpreter
-                f"the {self.engine} engine cannot start on {self.python}: "
-                f"{exc.remote_message}",
-                hint=f"install {module} into that interpreter (for a PyPI package: "
-                     f"{self.python} -m pip install {module}), or pass python= one that "
-                     "has it") from exc
-        finally:
-            bar.close()
+        replies = workers.init(lambda m: {
+            **self._spec, "num_envs": len(m.rows), "first_env": m.rows.start,
+            "total_envs": self.num_envs}, self._init_timeout, self._progress)
         layout = Layout.from_replies(replies)
-        self.report: dict[str, Any] = replies[0].get("report", {})  # engine's configuration
-        if arena is None:
+        self.report = merged_report(replies, [m.rows for m in pool.members])
+        if workers.arena is None:
             self.layout = layout
-            arena = self._resources.arena = self._plane.allocate(layout, self.num_envs,
-                                                                 lines=len(self._rows))
+            workers.arena = self._plane.allocate(layout, self.num_envs, lines=len(pool.members))
             views = self._plane.views
             self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
             self._reset_mask = views["reset_mask"]
             self._monitor = WarningMonitor(policy=self.nan_policy,
                                            flags=views.get("warnings"),
-                                           names=self.report.get("warnings", ()),
+                                           names=replies[0].get("report", {}).get("warnings", ()),
                                            num_envs=self.num_envs)
         elif layout != self.layout:
             raise SetupError("the restarted workers report a different layout",
                              hint="the model or the worker's engine changed on disk")
-        self._arena = arena
+        arena = workers.arena
         line = {id(m): k for k, m in enumerate(pool.members)}
-        pool.call(Command.ATTACH,
-                  lambda m: self._plane.attach_payload(arena, m.rows, line[id(m)]), self.timeout)
-        arena.unlink()
+        workers.attach(lambda m: self._plane.attach_payload(arena, m.rows, line[id(m)]),
+                       self.timeout)
         self._plane.attached()
         self._stepping: Stepping = (
             DoorbellStepping(pool, arena.doorbells) if self._doorbell and bell.AVAILABLE
             else PipeStepping(pool))
+        if self.randomization is not None:  # first start: draw; restart: the same values
+            if self._physics is None:
+                self._physics = PhysicsDraws(self.randomization, self._plane.views,
+                                             self.num_envs)
+                self._physics.draw(np.arange(self.num_envs))
+            self._physics_call(np.arange(self.num_envs), {"parameters": True})
+
+    def _spawn(self) -> WorkerPool:
+        """Start the workers of the split, choosing it first from the first worker's HELLO.
+
+        An explicit ``workers=`` starts every worker at once; otherwise one worker starts,
+        says what its engine can do, and the rest (if the split wants more) follow.
+        """
+        workers, threads = self._asked
+        count = self.split.workers if self.split else workers or 1
+        self.worker_info = self._resources.spawn(split_rows(self.num_envs, count),
+                                                 [self._worker_env] * count, self._init_timeout)
+        if self.split is None:
+            caps = split.capabilities(self.worker_info, self.engine, self._spec["options"])
+            self.worker_info["split_capabilities"] = caps
+            self.split = split.choose(caps, self.num_envs, workers=workers, threads=threads,
+                                      one_device=self._plane.one_device)
+            self._plane.check_workers(self.split.workers)
+            self._spec["threads"] = self.split.threads
+            if self.split.workers > count:
+                rows = split_rows(self.num_envs, self.split.workers)
+                self._resources.grow(rows, [self._worker_env] * (len(rows) - 1),
+                                     self._init_timeout)
+        return self._resources.live()
 
     def restart(self) -> None:
         """Replace the workers (dead or alive) by fresh ones over the same slots.
@@ -212,7 +243,10 @@ class Backend:
         """A declaration of the state arena that another worker of this user can map while
         this backend is open (a ``RenderPool`` reads qpos rows from it, uncopied)."""
         self._check_open()
-        return self._arena.declaration()
+        arena = self._resources.arena
+        if arena is None:
+            raise BackendDead("the backend is closed")
+        return arena.declaration()
 
     def tensors(self) -> dict[str, Any]:
         """Every slot as a torch tensor sharing the slot's memory (needs torch)."""
@@ -230,11 +264,14 @@ class Backend:
         with self._lock:
             self._stepping.settle()
             if ctrl is not None:
-                self._plane.write(self._ctrl, ctrl, "ctrl")
+                self._plane.write("ctrl", ctrl)
             self._monitor.check_ctrl(self._ctrl)
             self._plane.inputs_written()
             self._stepping.step(int(substeps), self.timeout)
             self._plane.outputs_awaited()
+            if self._physics is not None and self._physics.push_due():
+                self._physics.draw_push(np.arange(self.num_envs))
+                self._physics_call(np.arange(self.num_envs), {"push": True})
             to_reset = self._monitor.after_step()
         if to_reset is not None:
             self.reset(to_reset)
@@ -242,11 +279,11 @@ class Backend:
     def reset(self, env_ids: Any = None, qpos: Any = None, qvel: Any = None) -> None:
         """Reset envs ``env_ids`` (all if None) to ``qpos``/``qvel`` or the initial state."""
         self._check_open()
-        rows = _rows(env_ids, self.num_envs)
+        rows = env_rows(env_ids, self.num_envs)
         if qpos is not None:
-            qpos = _checked(qpos, (len(rows), self.layout.nq), "qpos")
+            qpos = checked_values(qpos, (len(rows), self.layout.nq), "qpos")
         if qvel is not None:
-            qvel = _checked(qvel, (len(rows), self.layout.nv), "qvel")
+            qvel = checked_values(qvel, (len(rows), self.layout.nv), "qvel")
         with self._lock:
             self._check_open()
             self._stepping.settle()
@@ -254,14 +291,17 @@ class Backend:
             mask[:] = 0
             mask[rows] = 1
             if qpos is not None:
-                self._plane.write(self._qpos, qpos, "qpos", rows)
+                self._plane.write("qpos", qpos, rows)
             if qvel is not None:
-                self._plane.write(self._qvel, qvel, "qvel", rows)
+                self._plane.write("qvel", qvel, rows)
+            physics = self._physics is not None and self._physics.spec.on_reset
+            if physics:
+                self._physics.draw(rows)  # type: ignore[union-attr]
             members = [m for m in self._pool.members if mask[m.rows.start:m.rows.stop].any()]
             if members:
                 self._plane.inputs_written()
                 self._pool.call(Command.RESET, {"qpos": qpos is not None,
-                                                "qvel": qvel is not None},
+                                                "qvel": qvel is not None, "physics": physics},
                                 self.timeout, members=members)
                 self._plane.outputs_awaited()
 
@@ -273,7 +313,7 @@ class Backend:
         travels through a shared-memory image slot, never the pipe.
         """
         self._check_open()
-        env = _rows(env_id, self.num_envs)
+        env = env_rows(env_id, self.num_envs)
         if env.shape != (1,):
             raise ValueError(f"env_id must be one env index, got {env_id!r}")
         if camera is not None and not isinstance(camera, str | int):
@@ -282,9 +322,9 @@ class Backend:
         with self._lock:
             self._check_open()
             member = next(m for m in self._pool.members if env[0] in m.rows)
-            self._pool.call(Command.CAPTURE, {
-                "env_id": int(env[0]) - member.rows.start, "camera": camera, "width": width,
-                "height": height, "image": image}, self.timeout, members=[member])
+            self._pool.call(Command.CAPTURE, schemas.capture_request(
+                env_id=int(env[0]) - member.rows.start, camera=camera, width=width,
+                height=height, image=image), self.timeout, members=[member])
             return self._images.frame(width, height)
 
     def ping(self) -> float:
@@ -320,7 +360,7 @@ class Backend:
             # Drop our own views first: with none left, the mapping (and its descriptor)
             # is released now rather than when the last view is garbage-collected.
             # The pool goes too: a dead worker's error holds frames that hold views.
-            for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_arena", "_stepping",
+            for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_stepping",
                          "_pool", "_monitor"):
                 self.__dict__.pop(name, None)
             self._finalizer()
@@ -344,57 +384,3 @@ def _release(resources: Workers, plane: DataPlane) -> None:
         resources.close()
     finally:
         plane.close()
-
-
-def handshake(pool: WorkerPool, python: str, engine: str, timeout: float) -> dict[str, Any]:
-    """Read every worker's HELLO; check they speak our protocol and host ``engine``."""
-    try:
-        hello = pool.hello(timeout)[0]
-    except (WorkerDied, ProtocolError) as exc:
-        said = ""
-        if isinstance(exc, ProtocolError):  # it printed something: show that, and stderr
-            process = pool.members[0].process
-            process.reap(grace=0.0)  # killed already; reaped, its stderr can be read to EOF
-            tail = process.stderr_tail()
-            said = f"\n--- its stderr ---\n{tail}" if tail else ""
-        raise SetupError(
-            f"the worker on {python} did not speak the unisim protocol: {exc}{said}",
-            hint=f"check that {python} is Python >= 3.8 with numpy and msgpack "
-                 f"installed ({python} -m pip install numpy msgpack) and the engine's "
-                 f"SDK") from exc
-    if hello.get("protocol") != protocol.VERSION:
-        raise SetupError(
-            f"worker speaks protocol version {hello.get('protocol')}, host speaks "
-            f"{protocol.VERSION}", hint="install the same unisim version on both sides")
-    if engine not in hello.get("engines", []):
-        raise SetupError(f"worker has no engine {engine!r}",
-                         hint=f"choose one of {hello.get('engines')}")
-    return hello
-
-
-def _rows(env_ids: Any, num_envs: int) -> npt.NDArray[np.int64]:
-    if env_ids is None:
-        return np.arange(num_envs)
-    rows = as_numpy(env_ids)
-    if rows.dtype == np.bool_:
-        if rows.shape != (num_envs,):
-            raise ValueError(f"a boolean env mask must have shape ({num_envs},), got {rows.shape}")
-        return np.flatnonzero(rows)
-    if rows.dtype.kind not in "iu":
-        raise TypeError(f"env_ids must be integers or a boolean mask, got dtype {rows.dtype}")
-    rows = rows.reshape(-1).astype(np.int64)
-    if rows.size and (rows.min() < 0 or rows.max() >= num_envs):
-        raise IndexError(f"env_ids must lie in [0, {num_envs}), got {rows.min()}..{rows.max()}")
-    return rows
-
-
-def _checked(value: Any, shape: Sequence[int], name: str) -> npt.NDArray[np.float64]:
-    try:
-        array = np.broadcast_to(as_numpy(value).astype(np.float64, copy=False), tuple(shape))
-    except ValueError:
-        raise ValueError(f"{name} must broadcast to shape {tuple(shape)}, "
-                         f"got {np.shape(value)}") from None
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return array
-

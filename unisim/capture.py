@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .errors import StateError
 from .slots import Arena, SlotSpec
 
 MAX_SIDE = 8192  # pixels per side; the worker's framebuffer limit (worker/engines/rendering.py)
@@ -48,7 +49,8 @@ class ImageSlot:
 
     def frame(self, width: int, height: int) -> npt.NDArray[np.uint8]:
         """A copy of the frame the worker wrote (the slot is reused by the next capture)."""
-        assert self._arena is not None
+        if self._arena is None:
+            raise StateError("frame() before declare(): no image slot exists yet")
         flat = self._arena.views["rgb"][0, :width * height * 3]
         frame: npt.NDArray[np.uint8] = flat.reshape(height, width, 3).copy()
         return frame

@@ -9,12 +9,20 @@ request.
 
 from __future__ import annotations
 
+import select
 from collections.abc import Callable
 from typing import Any
 
 import unisim.protocol as protocol
 
-from .errors import BackendDead, ProtocolError, RemoteError, WorkerCrashed, WorkerTimeout
+from .errors import (
+    BackendDead,
+    ProtocolError,
+    RemoteError,
+    StateError,
+    WorkerCrashed,
+    WorkerTimeout,
+)
 from .process import WorkerProcess
 from .watchdog import Watchdog
 
@@ -32,7 +40,8 @@ class Channel:
         self._next_id = 1
         self._pending: tuple[int, int, float] | None = None  # sent, reply not yet read
         self.dead: BaseException | None = None
-        self.bell: Any = None  # protocol.doorbell.Line once the worker waits on it
+        self._poll = select.poll()
+        self._poll.register(process.stdout_fd, select.POLLIN)
 
     def hello(self, timeout: float) -> dict[str, Any]:
         """Wait for the worker's unsolicited HELLO frame."""
@@ -49,16 +58,14 @@ class Channel:
         self.send(command, payload, timeout)
         return self.wait(on_progress)
 
-    def send(self, command: int, payload: dict[str, Any], timeout: float) -> None:
-        """Send a request; its deadline starts now. ``wait`` collects the reply."""
+    def send(self, command: int, payload: dict[str, Any], timeout: float) -> int:
+        """Send a request and return its id; its deadline starts now. ``wait`` collects
+        the reply."""
         self.settle()
         request_id = self.reserve_id()
         self._send(protocol.pack(Kind.REQUEST, request_id, command, payload), timeout)
         self._pending = (request_id, command, timeout)
-        if self.bell is not None:  # the worker sleeps on its doorbell, not on the pipe
-            self.bell.words[protocol.doorbell.COMMAND] = protocol.doorbell.CMD_PIPE
-            self.bell.publish(protocol.doorbell.REQUEST, request_id,
-                              protocol.doorbell.WORKER_WAITING)
+        return request_id
 
     def settle(self) -> None:
         """Collect the reply of a request whose wait was interrupted (e.g. by Ctrl-C)."""
@@ -67,18 +74,29 @@ class Channel:
             self.wait()
 
     def reserve_id(self) -> int:
-        """A fresh request id (the doorbell path numbers its requests from the same space)."""
+        """A fresh request id (requests sent outside the pipe number from the same space)."""
         request_id = self._next_id
         self._next_id += 1
         return request_id
 
     def collect(self, request_id: int, command: int, timeout: float) -> dict[str, Any]:
-        """Read the pipe frames answering ``request_id`` (the doorbell's error path)."""
+        """Read the pipe frames answering ``request_id``, a request sent outside the pipe."""
         return self._await(request_id, command, timeout, None)
+
+    def check_silent(self, waiting_for: str, timeout: float) -> None:
+        """Fail if the worker wrote to the pipe when no frame was due (a request answered
+        outside it): the stream is corrupt, or the worker is gone. One non-blocking poll."""
+        if not self._reader.buffered() and not self._poll.poll(0):
+            return
+        kind, reply_id, command, _ = self._read(timeout, waiting_for)
+        raise self._fail(ProtocolError(
+            f"unexpected {protocol.describe(kind, command)} frame (id {reply_id}) from the "
+            f"worker during {waiting_for}, when no frame was due"))
 
     def wait(self, on_progress: Progress | None = None) -> dict[str, Any]:
         """The reply payload of the request in flight."""
-        assert self._pending is not None, "wait() without send()"
+        if self._pending is None:
+            raise StateError("wait() with no request in flight: send() first")
         request_id, command, timeout = self._pending
         return self._await(request_id, command, timeout, on_progress)
 
@@ -167,4 +185,3 @@ class Channel:
 
     def close(self) -> None:
         self._watchdog.close()
-        self.bell = None  # a view of the arena: let the arena's mapping go

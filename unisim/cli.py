@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
                        "Python 3.8 from UNISIM_PY38 or .venv38, else this one)")
     train.add_argument("--out", default="runs", help="parent folder of the run folder")
     train.add_argument("--no-video", action="store_true", help="skip the policy video")
+    train.add_argument("--randomize", action="store_true", help="train under the task's "
+                       "physics randomization (quadruped: friction, added mass, pushes)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     if args.command == "demo":
@@ -52,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             result = run_training(args.task, iterations=args.iterations,
                                   num_envs=args.num_envs, seed=args.seed, python=args.python,
-                                  out=args.out, video=not args.no_video)
+                                  out=args.out, video=not args.no_video,
+                                  randomize=args.randomize)
         except (ValueError, UnisimError) as exc:
             parser.exit(2, f"unisim train: {exc}\n")
         print("\n".join(summary_lines(result)))

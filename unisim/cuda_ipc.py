@@ -7,8 +7,9 @@ on torch's current stream, the worker waits on it, steps, copies its state into 
 and records ``state_ready``, and the host's current stream waits on that. No host copy
 and no CPU synchronisation on the step path.
 
-The driver binding (``worker/cuda_ipc.py``) is shared with the worker, which may run
-another framework and Python 3.8. ``reset_mask`` stays in host shared memory: the host
+The driver binding and the arena's regions (``protocol/cuda_driver.py``,
+``protocol/cuda_arena.py``) are shared with the worker, which may run another framework and
+Python 3.8. ``reset_mask`` stays in host shared memory: the host
 writes it with numpy and the worker reads it on the CPU.
 """
 
@@ -20,32 +21,23 @@ from typing import Any
 
 import numpy as np
 
-from .errors import SetupError
+from .arrays import import_torch
+from .errors import SetupError, StateError
 from .layout import RESET_MASK, Layout
-from .planes import import_torch
+from .protocol import arena as layout
+from .protocol import cuda_arena, cuda_driver, schemas
 from .slots import Arena, SlotSpec
-from .worker import cuda_ipc
 
-Driver = Any  # cuda_ipc.Driver: Python 3.8 worker code, not type-checked here
-
-
-def region_offsets(specs: Iterable[SlotSpec], rows: int) -> tuple[dict[str, int], int]:
-    """Offsets of each slot's ``rows`` in the arena (``cuda_ipc.ALIGN``-aligned), and its size."""
-    offsets: dict[str, int] = {}
-    size = 0
-    for spec in specs:
-        offsets[spec.name] = size
-        size += -(-spec.nbytes(rows) // cuda_ipc.ALIGN) * cuda_ipc.ALIGN
-    return offsets, max(size, cuda_ipc.ALIGN)
+Driver = Any  # cuda_driver.Driver: Python 3.8 shared code, not type-checked here
 
 
 def load_driver(device: int) -> Driver:
     """The CUDA driver, checked to have GPU ``device``; ``SetupError`` saying why not."""
     hint = "run on a machine with an NVIDIA GPU and driver, or use data_plane='shm'"
     try:
-        drv = cuda_ipc.driver()
+        drv = cuda_driver.driver()
         count = drv.device_count()
-    except cuda_ipc.CudaError as exc:
+    except cuda_driver.CudaError as exc:
         raise SetupError(f"data_plane='cuda' needs a CUDA GPU: {exc}", hint=hint) from None
     if not 0 <= device < count:
         raise SetupError(f"data_plane='cuda' was asked for GPU {device}, but this process "
@@ -69,7 +61,7 @@ def _free(drv: Driver, ordinal: int, pointer: int) -> None:
         drv.mem_free(pointer)
         drv.release_context(ordinal)  # the retain just above
         drv.release_context(ordinal)  # the arena's
-    except cuda_ipc.CudaError:
+    except cuda_driver.CudaError:
         pass  # a context torn down already took the memory with it
 
 
@@ -87,7 +79,7 @@ class DeviceArena:
         self.specs = list(specs)
         self.ordinal = ordinal
         self.uuid: bytes = drv.device_uuid(ordinal)
-        self.offsets, self.size = region_offsets(self.specs, rows)
+        self.offsets, self.size = layout.offsets(self.specs, rows, align=cuda_driver.ALIGN)
         drv.retain_context(ordinal)  # released by the memory's finaliser
         try:
             memory = _Memory(drv, ordinal, self.size)
@@ -98,7 +90,7 @@ class DeviceArena:
         self.ctrl_ready = self._event()
         self.state_ready = self._event()
         self.regions = {
-            spec.name: cuda_ipc.DeviceRegion(spec.name, memory.pointer + self.offsets[spec.name],
+            spec.name: cuda_arena.DeviceRegion(spec.name, memory.pointer + self.offsets[spec.name],
                                              spec.dtype, (rows, *spec.shape), ordinal, memory)
             for spec in self.specs
         }
@@ -156,11 +148,12 @@ class CudaPlane:
         self._arena: DeviceArena | None = None
         self._views: dict[str, Any] = {}
 
-    def worker_count(self, workers: int | None, num_envs: int) -> int:
+    one_device = True
+
+    def check_workers(self, workers: int | None) -> None:
         if workers not in (None, 1):
             raise ValueError(f"data_plane='cuda' steps all envs in one worker (its state is "
                              f"ordered by one pair of events), got workers={workers!r}")
-        return 1
 
     def init_fields(self) -> dict[str, Any]:
         return {"data_plane": self.name, "device": {"ordinal": self.device, "uuid": self.uuid}}
@@ -177,8 +170,9 @@ class CudaPlane:
         return self._host
 
     def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
-        assert self._arena is not None
-        return {"arena": arena.declaration(rows, line), "cuda": self._arena.declaration()}
+        request: dict[str, Any] = schemas.attach_request(arena.declaration(rows, line),
+                                                         self._device().declaration())
+        return request
 
     def attached(self) -> None:
         """Order the host's stream after the copy of the worker's initial state."""
@@ -193,7 +187,8 @@ class CudaPlane:
         return {name: torch.from_numpy(view) if isinstance(view, np.ndarray) else view
                 for name, view in self._views.items()}
 
-    def write(self, target: Any, value: Any, name: str, rows: Any = None) -> None:
+    def write(self, name: str, value: Any, rows: Any = None) -> None:
+        target = self._views[name]
         torch = self._torch
         if not isinstance(value, torch.Tensor):  # a fresh, writable host array for torch
             value = torch.from_numpy(np.array(value))
@@ -211,16 +206,23 @@ class CudaPlane:
         stream: int = self._torch.cuda.current_stream(self.device).cuda_stream
         return stream
 
+    def _device(self) -> DeviceArena:
+        if self._arena is None:
+            raise StateError("the CUDA plane has no device arena: allocate() comes first")
+        return self._arena
+
     def inputs_written(self) -> None:
-        assert self._arena is not None
-        self._arena.record_inputs(self._stream())
+        self._device().record_inputs(self._stream())
 
     def outputs_awaited(self) -> None:
-        assert self._arena is not None
-        self._arena.await_outputs(self._stream())
+        self._device().await_outputs(self._stream())
 
     def close(self) -> None:
-        """Destroy the events; the memory goes with the last tensor over it (the host arena
-        is closed by the backend's ``Workers``)."""
+        """Destroy the events and drop this plane's views; the memory goes with the last
+        tensor over it (the host arena is closed by the backend's ``Workers``, and its
+        mapping, with the descriptor the mapping holds, goes once no view is left: a closed
+        backend kept alive, say by a failed test's traceback, must not hold it)."""
+        self._views = {}
+        self._host = None
         if self._arena is not None:
             self._arena.close()

@@ -73,3 +73,24 @@ class ProtocolError(UnisimError):
 
 class BackendDead(UnisimError):
     """The backend was closed, or died earlier; the message names why."""
+
+
+class RenderWorkerDied(UnisimError):
+    """A render worker died or stopped answering; the pool needs ``restart()``."""
+
+    def __init__(self, message: str, who: str, worker: int, device: int | None) -> None:
+        super().__init__(message)
+        self.who = who
+        self.worker = worker
+        self.device = device
+
+
+class LeakError(AssertionError):
+    """Code left a worker process, a unisim segment or a pipe/segment descriptor behind
+    (``unisim.testing.leak_guard``). An ``AssertionError``, so test runners report a
+    failed test, not a crash."""
+
+
+class StateError(UnisimError):
+    """A call made in a state that does not allow it (a bug in the caller, not the worker):
+    e.g. waiting for a reply with no request in flight."""

@@ -1,10 +1,16 @@
-"""Which interpreter runs the worker: ``python=``, then ``UNISIM_WORKER_PYTHON``, then ours."""
+"""Which interpreter runs an engine's worker, and with what extra environment.
+
+The default: ``python=``, then ``UNISIM_WORKER_PYTHON``, then this interpreter. An engine
+whose SDK lives in an interpreter of its own registers a hook in ``HOOKS`` (IsaacGym: its
+``hsgym`` conda env, checked by a probe; ``unisim/isaacgym.py``).
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from .errors import SetupError
@@ -30,11 +36,20 @@ def resolve_python(python: str | Path | None) -> str:
     return os.path.abspath(found)
 
 
-def resolve_worker(engine: str, python: str | Path | None) -> tuple[str, dict[str, str]]:
-    """Interpreter and extra environment of ``engine``'s worker (IsaacGym has its own search)."""
-    if engine == "isaacgym":
-        from .isaacgym import find_interpreter
+Found = tuple[str, dict[str, str]]  # interpreter, extra environment of the worker
 
-        found = find_interpreter(python)
-        return found.python, found.env
-    return resolve_python(python), {}
+
+def _isaacgym(python: str | Path | None) -> Found:
+    from .isaacgym import find_interpreter  # its probe runs only for this engine
+
+    found = find_interpreter(python)
+    return found.python, found.env
+
+
+HOOKS: dict[str, Callable[[str | Path | None], Found]] = {"isaacgym": _isaacgym}
+
+
+def resolve_worker(engine: str, python: str | Path | None) -> Found:
+    """Interpreter and extra environment of ``engine``'s worker."""
+    hook = HOOKS.get(engine)
+    return hook(python) if hook else (resolve_python(python), {})

@@ -4,7 +4,8 @@ IsaacGym Preview 4 runs only on Python 3.6-3.8, so its worker lives in another
 interpreter, normally the ``hsgym`` conda env of ``envs/hsgym.yml``. Candidates, in
 order: ``python=``, ``$UNISIM_ISAACGYM_PYTHON``, then ``hsgym`` under the conda installs
 users commonly have. Each is probed in a subprocess (version, ``from isaacgym import
-gymapi``, numpy, msgpack); the first that passes wins, otherwise ``SetupError`` lists
+gymapi``, numpy, msgpack; the test kit's SDK fake passes on any Python >= 3.8); the first
+that passes wins, otherwise ``SetupError`` lists
 what each candidate lacked and how to install it. ``$UNISIM_ISAACGYM_HOME`` names an
 unpacked IsaacGym tarball whose ``python/`` is put on the worker's path when the
 package is not pip-installed in the env.
@@ -34,15 +35,23 @@ INSTALL = ("create the env and install IsaacGym into it (docs/isaacgym.md): "
            "that has isaacgym, numpy<1.24 and msgpack")
 
 # Run by the candidate interpreter; Python 3.6-compatible on purpose, to report even there.
+# The test kit's SDK fake (``isaacgym.FAKE``) runs on any Python >= 3.8 and numpy.
 _PROBE = r"""
 import json, sys
-report = {"version": "%d.%d.%d" % sys.version_info[:3], "missing": []}
-if sys.version_info[:2] in ((3, 6), (3, 7), (3, 8)):
-    for module in ("numpy", "msgpack"):
-        try:
-            __import__(module)
-        except Exception as exc:
-            report["missing"].append("%s (%s)" % (module, exc))
+report = {"version": "%d.%d.%d" % sys.version_info[:3], "missing": [], "fake": False}
+for module in ("numpy", "msgpack"):
+    try:
+        __import__(module)
+    except Exception as exc:
+        report["missing"].append("%s (%s)" % (module, exc))
+try:
+    import isaacgym
+    from isaacgym import gymapi
+    report["isaacgym"] = getattr(gymapi, "__file__", "")
+    report["fake"] = bool(getattr(isaacgym, "FAKE", False))
+except Exception as exc:
+    report["missing"].append("isaacgym (%s: %s)" % (type(exc).__name__, exc))
+if not report["fake"]:
     try:
         import numpy
         if tuple(int(p) for p in numpy.__version__.split(".")[:2]) >= (1, 24):
@@ -50,11 +59,6 @@ if sys.version_info[:2] in ((3, 6), (3, 7), (3, 8)):
                                      % numpy.__version__)
     except Exception:
         pass
-    try:
-        from isaacgym import gymapi
-        report["isaacgym"] = getattr(gymapi, "__file__", "")
-    except Exception as exc:
-        report["missing"].append("isaacgym (%s: %s)" % (type(exc).__name__, exc))
 print(json.dumps(report))
 """
 
@@ -157,7 +161,7 @@ def _run_probe(python: str, env_items: tuple[tuple[str, str], ...]) -> tuple[str
         return "?", (f"the probe failed with exit code {result.returncode}: {tail[0]}",)
     version = str(report["version"])
     problems = [str(p) for p in report["missing"]]
-    if not version.startswith(("3.6.", "3.7.", "3.8.")):
+    if not report.get("fake") and not version.startswith(("3.6.", "3.7.", "3.8.")):
         problems.insert(0, f"Python {version} cannot run IsaacGym Preview 4 (it needs 3.6-3.8)")
     return version, tuple(problems)
 

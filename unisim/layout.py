@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import ProtocolError
+from .protocol import schemas
 from .slots import SlotSpec
 
 RESET_MASK = SlotSpec("reset_mask", "|u1", ())
@@ -30,16 +33,22 @@ class Layout:
 
     @classmethod
     def from_replies(cls, replies: list[dict[str, Any]]) -> Layout:
-        """The layout of a pool: every worker must report the same scene."""
-        first = {k: v for k, v in replies[0].items() if k != "num_envs"}
+        """The layout of a pool: every worker must report the same scene (its env count
+        and its configuration report are its own)."""
+        own = ("num_envs", "report")
+        first = {k: v for k, v in replies[0].items() if k not in own}
         for index, reply in enumerate(replies[1:], 1):
-            other = {k: v for k, v in reply.items() if k != "num_envs"}
+            other = {k: v for k, v in reply.items() if k not in own}
             if other != first:
                 raise ValueError(f"worker {index} reports a different layout than worker 0")
         return cls.from_reply({**replies[0], "num_envs": sum(r["num_envs"] for r in replies)})
 
     @classmethod
     def from_reply(cls, reply: dict[str, Any]) -> Layout:
+        try:
+            schemas.parse_physics_layout(reply)
+        except schemas.SchemaError as exc:
+            raise ProtocolError(f"the worker's INIT reply is not a layout: {exc}") from None
         slots = tuple(SlotSpec(s["name"], s["dtype"], tuple(s["shape"])) for s in reply["slots"])
         return cls(
             engine=reply["engine"], engine_version=reply["engine_version"],
@@ -53,3 +62,14 @@ class Layout:
             ctrl_range=tuple((float(lo), float(hi)) for lo, hi in reply["ctrl_range"]),
             slots=(*slots, RESET_MASK),
         )
+
+
+def merged_report(replies: Sequence[dict[str, Any]], rows: Sequence[range]) -> dict[str, Any]:
+    """The engine's configuration report: the worker's own, or with several workers
+    ``{"workers": [{"envs": [start, stop], "report": ...}, ...]}`` (one per worker, since
+    each read back its own sim)."""
+    reports = [reply.get("report", {}) for reply in replies]
+    if len(reports) == 1:
+        return dict(reports[0])
+    return {"workers": [{"envs": [r.start, r.stop], "report": report}
+                        for r, report in zip(rows, reports, strict=True)]}

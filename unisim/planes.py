@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 import numpy as np
-import numpy.typing as npt
 
-from .errors import SetupError
+from .arrays import as_numpy, import_torch
 from .layout import Layout
-from .pool import default_workers
+from .protocol import schemas
 from .slots import Arena
 
 PLANES = ("shm", "cuda")
@@ -22,9 +21,10 @@ PLANES = ("shm", "cuda")
 
 class DataPlane(Protocol):
     name: str
+    one_device: bool  # the state sits on one GPU: one worker unless asked otherwise
 
-    def worker_count(self, workers: int | None, num_envs: int) -> int:
-        """How many workers step the envs, given the user's ``workers`` (None: choose)."""
+    def check_workers(self, workers: int | None) -> None:
+        """Refuse a ``workers=`` this plane cannot serve (``split.choose`` decides the rest)."""
 
     def init_fields(self) -> dict[str, Any]:
         """Entries this plane adds to the INIT payload (e.g. which GPU)."""
@@ -46,8 +46,8 @@ class DataPlane(Protocol):
     def tensors(self) -> dict[str, Any]:
         """Every slot as a torch tensor over the same memory."""
 
-    def write(self, target: Any, value: Any, name: str, rows: Any = None) -> None:
-        """Copy ``value`` into ``target`` (a view of this plane), or into its ``rows``."""
+    def write(self, name: str, value: Any, rows: Any = None) -> None:
+        """Copy ``value`` into slot ``name``, or into its ``rows``."""
 
     def inputs_written(self) -> None:
         """Called before a request whose worker reads what the host wrote."""
@@ -80,12 +80,11 @@ class HostPlane:
                                    or device < 0):
             raise ValueError(f"device must be a GPU ordinal (int >= 0) or None, got {device!r}")
         self.device = device
+        self.one_device = device is not None
         self._arena: Arena | None = None
 
-    def worker_count(self, workers: int | None, num_envs: int) -> int:
-        if workers:
-            return workers
-        return 1 if self.device is not None else default_workers(num_envs)  # one per GPU
+    def check_workers(self, workers: int | None) -> None:
+        """Any number of workers can share a host arena."""
 
     def init_fields(self) -> dict[str, Any]:
         return {} if self.device is None else {"device": {"ordinal": self.device}}
@@ -95,7 +94,8 @@ class HostPlane:
         return self._arena
 
     def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
-        return {"arena": arena.declaration(rows, line)}
+        request: dict[str, Any] = schemas.attach_request(arena.declaration(rows, line))
+        return request
 
     def attached(self) -> None:
         """The workers wrote their initial state before they replied."""
@@ -108,7 +108,8 @@ class HostPlane:
         torch = import_torch("tensors()")
         return {name: torch.from_numpy(view) for name, view in self.views.items()}
 
-    def write(self, target: Any, value: Any, name: str, rows: Any = None) -> None:
+    def write(self, name: str, value: Any, rows: Any = None) -> None:
+        target = self.views[name]
         source = as_numpy(value)
         try:
             if rows is None:
@@ -127,19 +128,3 @@ class HostPlane:
 
     def close(self) -> None:
         """The host arena is all there is, and the backend's ``Workers`` closes it."""
-
-
-def as_numpy(value: Any) -> npt.NDArray[Any]:
-    """``value`` as a numpy array; torch tensors on any device are copied to the host."""
-    if hasattr(value, "detach"):
-        value = value.detach().cpu().numpy()
-    return np.asarray(value)
-
-
-def import_torch(purpose: str) -> Any:
-    """The torch module, or a ``SetupError`` saying that ``purpose`` needs it."""
-    try:
-        import torch
-    except ImportError as exc:
-        raise SetupError(f"{purpose} needs torch", hint="pip install torch") from exc
-    return torch

@@ -8,8 +8,6 @@ workers before any reply is awaited, so the workers run concurrently.
 from __future__ import annotations
 
 import itertools
-import math
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,18 +17,8 @@ import unisim.protocol as protocol
 from .channel import Channel, Progress
 from .errors import BackendDead, RemoteError, UnisimError
 from .process import WorkerProcess
-from .slots import Arena
 
 Command = protocol.Command
-SHUTDOWN_TIMEOUT = 5.0  # seconds a worker gets to exit after SHUTDOWN before it is killed
-
-ROWS_PER_WORKER = 256  # below this, one more process costs more than it brings
-
-
-def default_workers(num_envs: int) -> int:
-    """One worker per core, but no more than one per ``ROWS_PER_WORKER`` envs."""
-    return max(1, min(os.cpu_count() or 1, math.ceil(num_envs / ROWS_PER_WORKER)))
-
 
 def split_rows(num_envs: int, workers: int) -> list[range]:
     """Contiguous, near-equal row ranges covering ``range(num_envs)``."""
@@ -51,18 +39,36 @@ class WorkerPool:
     def __init__(self, python: str, rows: Sequence[range],
                  envs: Sequence[dict[str, str]] | None = None) -> None:
         """One worker per row range; ``envs``: extra environment variables per worker."""
+        self.python = python
         self.members: list[Member] = []
+        # How a worker learns that a request frame waits: it reads the pipe (nothing to do),
+        # unless a stepping strategy has it wait elsewhere (stepping.DoorbellStepping).
+        self.announce: Callable[[Member, int], None] = lambda member, request_id: None
+        self.extend(rows, envs)
+
+    def extend(self, rows: Sequence[range], envs: Sequence[dict[str, str]] | None = None,
+               ) -> list[Member]:
+        """Start one more worker per row range; returns the new members."""
+        new = []
         for k, row_range in enumerate(rows):
-            process = WorkerProcess(python, env=None if envs is None else envs[k])
-            self.members.append(Member(process, Channel(process), row_range))
+            process = WorkerProcess(self.python, env=None if envs is None else envs[k])
+            new.append(Member(process, Channel(process), row_range))
+        self.members += new
+        return new
+
+    def send(self, member: Member, command: int, payload: dict[str, Any],
+             timeout: float) -> None:
+        """Send one request frame to ``member``; ``member.channel.wait()`` collects it."""
+        self.announce(member, member.channel.send(command, payload, timeout))
 
     @property
     def dead(self) -> BaseException | None:
         """The first member's cause of death, if any member died."""
         return next((m.channel.dead for m in self.members if m.channel.dead), None)
 
-    def hello(self, timeout: float) -> list[dict[str, Any]]:
-        return [m.channel.hello(timeout) for m in self.members]
+    def hello(self, timeout: float, members: Sequence[Member] | None = None,
+              ) -> list[dict[str, Any]]:
+        return [m.channel.hello(timeout) for m in (self.members if members is None else members)]
 
     def call(self, command: int, payload: dict[str, Any] | Callable[[Member], dict[str, Any]],
              timeout: float, on_progress: Progress | None = None,
@@ -77,7 +83,7 @@ class WorkerPool:
         for member in targets:
             body = payload(member) if callable(payload) else payload
             try:
-                member.channel.send(command, body, timeout)
+                self.send(member, command, body, timeout)
             except UnisimError:
                 self.kill()
                 raise
@@ -115,49 +121,3 @@ class WorkerPool:
     @property
     def pids(self) -> list[int]:
         return [m.process.pid for m in self.members]
-
-
-class Workers:
-    """A pool and its arena, kept apart from their owner so a finalizer can release them.
-
-    Workers come and go (``stop``, then a new ``pool``: a restart); the arena stays
-    until ``close``.
-    """
-
-    def __init__(self) -> None:
-        self.pool: WorkerPool | None = None
-        self.arena: Arena | None = None
-
-    def close(self) -> None:
-        """Stop the workers and free the arena. Never raises."""
-        try:
-            self.stop()
-        finally:
-            if self.arena is not None:
-                self.arena.close()
-                self.arena = None
-
-    def stop(self) -> None:
-        """Stop the workers politely (SHUTDOWN to all, then every reply), then firmly."""
-        if self.pool is None:
-            return
-        members = self.pool.members
-        self.pool = None
-        try:
-            polite = [m for m in members if m.channel.dead is None and m.process.alive()]
-            for member in polite:
-                try:
-                    member.channel.send(Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
-                except (UnisimError, OSError):
-                    pass
-            for member in polite:
-                try:
-                    member.channel.wait()
-                except (UnisimError, OSError, AssertionError):
-                    pass
-            for member in members:
-                member.process.close_pipes()
-                member.process.reap(grace=SHUTDOWN_TIMEOUT)
-        finally:
-            for member in members:
-                member.channel.close()

@@ -9,12 +9,22 @@ import signal
 import subprocess
 import threading
 import weakref
-from importlib import resources
+from importlib.util import find_spec
 from pathlib import Path
+from typing import IO, cast
 
 import unisim.protocol as protocol
 
-WORKER_MAIN = Path(str(resources.files("unisim.worker") / "main.py"))
+
+def _worker_dir() -> Path:
+    """The worker package's folder, found without importing it (the host never does)."""
+    spec = find_spec("unisim.worker")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("unisim's worker package is missing from this installation")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+BOOTSTRAP = _worker_dir() / "bootstrap.py"
 PROTOCOL_DIR = Path(protocol.__file__).resolve().parent
 _SCRUBBED_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONSAFEPATH")
 STDERR_LINES = 60
@@ -24,10 +34,20 @@ _LIVE: weakref.WeakSet[WorkerProcess] = weakref.WeakSet()
 
 
 def open_pipes() -> set[int]:
-    """Descriptors of worker pipes still open in this process (for the leak guard)."""
-    return {stream.fileno() for process in list(_LIVE)
-            for stream in (process.popen.stdin, process.popen.stdout, process.popen.stderr)
-            if stream is not None and not stream.closed}
+    """Descriptors of worker pipes still open in this process (for the leak guard).
+
+    A descriptor counts only while it is still the pipe it was opened as: once closed, its
+    number may be reused by anything (JAX opens pipes of its own), which is not our leak.
+    """
+    found = set()
+    for process in list(_LIVE):
+        for fd, inode in process.pipe_inodes.items():
+            try:
+                if os.fstat(fd).st_ino == inode:
+                    found.add(fd)
+            except OSError:
+                continue
+    return found
 
 
 def worker_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -45,13 +65,16 @@ class WorkerProcess:
     def __init__(self, python: str, env: dict[str, str] | None = None) -> None:
         self.python = python
         self.popen = subprocess.Popen(
-            [python, str(WORKER_MAIN), "--protocol", str(PROTOCOL_DIR)],
+            [python, str(BOOTSTRAP), str(PROTOCOL_DIR)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=worker_environment(env), start_new_session=True, bufsize=0,
         )
-        assert self.popen.stdin and self.popen.stdout and self.popen.stderr
-        self.stdin_fd = self.popen.stdin.fileno()
-        self.stdout_fd = self.popen.stdout.fileno()
+        # stdin=PIPE (and so on) guarantees the three streams; the casts tell mypy.
+        self.stdin_fd = cast(IO[bytes], self.popen.stdin).fileno()
+        self.stdout_fd = cast(IO[bytes], self.popen.stdout).fileno()
+        self._stderr_stream = cast(IO[bytes], self.popen.stderr)
+        self.pipe_inodes = {fd: os.fstat(fd).st_ino for fd in (
+            self.stdin_fd, self.stdout_fd, self._stderr_stream.fileno())}
         self._stderr = collections.deque[str](maxlen=STDERR_LINES)
         self._pump = threading.Thread(
             target=self._forward_stderr, name=f"unisim-stderr-{self.pid}", daemon=True)
@@ -63,8 +86,7 @@ class WorkerProcess:
         return self.popen.pid
 
     def _forward_stderr(self) -> None:
-        assert self.popen.stderr is not None
-        for raw in iter(self.popen.stderr.readline, b""):
+        for raw in iter(self._stderr_stream.readline, b""):
             line = raw.decode("utf-8", "replace").rstrip("\n")
             self._stderr.append(line)
             log.info("[worker %d] %s", self.pid, line)
@@ -110,6 +132,7 @@ class WorkerProcess:
         self._pump.join(timeout=1.0)
         if self.popen.stderr is not None:
             self.popen.stderr.close()
+        self.pipe_inodes = {}  # closed: these numbers are free for anyone to reuse
 
     def describe_exit(self) -> str:
         code = self.popen.returncode

@@ -22,27 +22,26 @@ import numpy as np
 import unisim.protocol as protocol
 
 from . import models
-from .backend import Backend, handshake
+from .arrays import as_numpy
+from .backend import Backend
 from .capture import check_image_size
-from .errors import BackendDead, RemoteError, SetupError, UnisimError
+from .errors import (
+    BackendDead,
+    ProtocolError,
+    RemoteError,
+    RenderWorkerDied,
+    SetupError,
+    UnisimError,
+)
 from .interpreter import resolve_python
-from .planes import as_numpy
-from .pool import Member, WorkerPool, Workers, split_rows
+from .lifecycle import Workers
+from .pool import Member, WorkerPool, split_rows
+from .protocol import schemas
 from .randomizer import Randomizer
 from .slots import Arena, SlotSpec, reap_orphans
 
 Command = protocol.Command
 DeviceIds = int | Sequence[int] | None
-
-
-class RenderWorkerDied(UnisimError):
-    """A render worker died or stopped answering; the pool needs ``restart()``."""
-
-    def __init__(self, message: str, who: str, worker: int, device: int | None) -> None:
-        super().__init__(message)
-        self.who = who
-        self.worker = worker
-        self.device = device
 
 
 class RenderPool:
@@ -80,7 +79,7 @@ class RenderPool:
         self.randomizer = randomizer
         self.python = resolve_python(python)
         self.timeout = float(timeout)
-        self._res = Workers()
+        self._res = Workers(self.python, "render")
         self._broken: RenderWorkerDied | None = None
         self._closed = False
         self._calls = 0  # randomised calls so far: part of each image's random seed
@@ -97,28 +96,29 @@ class RenderPool:
         reap_orphans()
         envs = [{} if d is None else {"MUJOCO_GL": "egl", "MUJOCO_EGL_DEVICE_ID": str(d)}
                 for d in self.placement]
-        pool = self._res.pool = WorkerPool(
-            self.python, split_rows(self.max_batch_size, len(self.placement)), envs)
         options = {"randomizer": None if self.randomizer is None else self.randomizer.to_wire()}
         spec = {"engine": "render", "model": self.model, "num_envs": 1, "options": options}
         try:
-            handshake(pool, self.python, "render", self.timeout)
-            replies = pool.call(Command.INIT, spec, self.timeout)
+            self._res.spawn(split_rows(self.max_batch_size, len(self.placement)), envs,
+                            self.timeout)
+            replies = self._res.init(lambda member: spec, self.timeout, progress=False)
             if self._res.arena is None:
                 self._make_arena(replies[0])
-            pool.call(Command.ATTACH, {"arena": self._arena.declaration()}, self.timeout)
+            self._res.attach(lambda member: schemas.attach_request(self._arena.declaration()),
+                             self.timeout)
         except UnisimError as exc:
-            index = self._dead_index()
+            index = self._dead_index() if self._res.pool is not None else None
             who = "a render worker" if index is None else self._describe(index)
             self._res.stop()
             raise SetupError(f"{who} failed to start: {exc}",
                              hint="for GPU workers, check that the EGL device exists "
                                   "(MUJOCO_EGL_DEVICE_ID)") from exc
-        finally:
-            if self._res.arena is not None:
-                self._res.arena.unlink()  # the workers map it by descriptor from now on
 
-    def _make_arena(self, layout: dict[str, Any]) -> None:
+    def _make_arena(self, reply: dict[str, Any]) -> None:
+        try:
+            layout = schemas.parse_render_layout(reply)
+        except schemas.SchemaError as exc:
+            raise ProtocolError(f"the render worker's INIT reply is not a layout: {exc}") from None
         specs = [SlotSpec(s["name"], s["dtype"], tuple(s["shape"])) for s in layout["slots"]]
         specs += [SlotSpec("rgb", "|u1", (self.max_image_size * 3,)),
                   SlotSpec("depth", "<f4", (self.max_image_size,))]
@@ -133,15 +133,17 @@ class RenderPool:
 
     @property
     def _arena(self) -> Arena:
-        if self._res.arena is None:
+        arena = self._res.arena
+        if arena is None:
             raise BackendDead("the render pool is closed")
-        return self._res.arena
+        return arena
 
     @property
     def _pool(self) -> WorkerPool:
-        if self._res.pool is None:
+        pool = self._res.pool
+        if pool is None:
             raise BackendDead("the render pool has no workers; call restart()")
-        return self._res.pool
+        return pool
 
     def _dead_index(self) -> int | None:
         """The index of the first worker whose channel died (the pool then kills the rest)."""
@@ -278,16 +280,16 @@ class RenderPool:
                 depth: bool, randomize: bool, copy: bool,
                 source: dict[str, Any] | None) -> Any:
         pool = self._pool
-        base = {"width": int(width), "height": int(height), "camera": camera,
-                "depth": bool(depth), "randomize": bool(randomize), "call": self._calls,
-                "source": source}
         ranges = split_rows(rows, min(rows, len(pool.members)))
         busy = pool.members[:len(ranges)]
         share = {id(member): r for member, r in zip(busy, ranges, strict=True)}
 
         def payload(member: Member) -> dict[str, Any]:
             part = share[id(member)]
-            return {**base, "rows": [part.start, part.stop]}
+            request: dict[str, Any] = schemas.render_request(
+                rows=(part.start, part.stop), width=width, height=height, camera=camera,
+                depth=depth, randomize=randomize, call=self._calls, source=source)
+            return request
 
         try:  # every worker gets its rows before any reply is awaited
             pool.call(Command.RENDER, payload, self.timeout, members=busy)

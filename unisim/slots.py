@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
+from unisim.protocol import arena as layout
 from unisim.protocol import doorbell
 
-SHM_DIR = Path("/dev/shm")
-PREFIX = "unisim-"
-ALIGN = 64  # a cache line: rows of different slots never share one
+SHM_DIR = Path(layout.SHM_DIR)
+PREFIX = layout.PREFIX
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class SlotSpec:
     shape: tuple[int, ...]
 
     def nbytes(self, rows: int) -> int:
-        return rows * int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+        return rows * int(layout.row_bytes(self))
 
 
 class Arena:
@@ -45,13 +45,9 @@ class Arena:
         self.specs = list(specs)
         self.rows = rows
         self.lines = lines
-        offsets: dict[str, int] = {}
-        size = lines * doorbell.LINE_BYTES
-        for spec in self.specs:
-            offsets[spec.name] = size
-            size += -(-spec.nbytes(rows) // ALIGN) * ALIGN
-        self.size = max(size, ALIGN)
-        self.offsets = offsets
+        offsets, size = layout.offsets(self.specs, rows, start=lines * doorbell.LINE_BYTES)
+        self.offsets: dict[str, int] = offsets
+        self.size: int = size
         self.name = f"{PREFIX}{os.getpid()}-{secrets.token_hex(12)}"
         path = SHM_DIR / self.name
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
@@ -80,23 +76,17 @@ class Arena:
     def declaration(self, rows: range | None = None, line: int | None = None
                     ) -> dict[str, object]:
         """What a worker needs to map its ``rows`` of every slot, and its doorbell ``line``."""
-        rows = range(self.rows) if rows is None else rows
-        slots = [
-            {"name": s.name, "dtype": s.dtype, "shape": [len(rows), *s.shape],
-             "offset": self.offsets[s.name] + rows.start * s.nbytes(1)}
-            for s in self.specs
-        ]
-        if line is not None:
-            slots.append({"name": "doorbell", "dtype": "<u4", "shape": [doorbell.WORDS],
-                          "offset": line * doorbell.LINE_BYTES})
-        declaration: dict[str, object] = {"name": self.name, "size": self.size, "slots": slots}
+        path = None
         if not self.linked:
             # Unlinked, the segment stays reachable through this process's descriptor:
             # another process of this user can map it (a restarted worker, a capture).
             if self._fd is None:
                 raise ValueError(f"arena {self.name} is closed")
-            declaration["path"] = f"/proc/{os.getpid()}/fd/{self._fd}"
-        return declaration
+            path = f"/proc/{os.getpid()}/fd/{self._fd}"
+        declared: dict[str, object] = layout.declaration(
+            self.name, self.size, self.specs, self.offsets,
+            range(self.rows) if rows is None else rows, line, path)
+        return declared
 
     def unlink(self) -> None:
         """Remove the name; the mappings stay valid until unmapped."""

@@ -1,6 +1,8 @@
 """How a STEP reaches the workers: pipe frames, or the shared-memory doorbell.
 
-Chosen once, when the backend starts; both send to every worker before waiting for any.
+Chosen once, when the backend starts (the worker switches with it, on DOORBELL); both
+send to every worker before waiting for any, and both report a failure on the step
+where it happens. Arguments arrive validated (``Backend.step``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from .pool import WorkerPool
 
 bell = protocol.doorbell
 Command = protocol.Command
-HOST_SPIN = 50e-6  # seconds the host spins for a reply before it sleeps on the futex
+HOST_SPIN = 50e-6  # seconds the host spins for a reply (plus the forecast's margin)
 WORKER_SPIN_US = 100.0  # microseconds a worker spins for the next request
 SLICE = 0.02  # seconds between liveness and deadline checks while sleeping
 
@@ -50,11 +52,19 @@ class DoorbellStepping:
         for words in lines:
             words[:] = 0  # a restart reuses the lines; request ids start again from 1
         pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US}, 10.0)
-        for member, line in zip(pool.members, self.lines, strict=True):
-            member.channel.bell = line
+        self._line_of = {id(m): line for m, line in zip(pool.members, self.lines, strict=True)}
+        pool.announce = self._announce  # the workers now sleep on their lines, not the pipe
         self._inflight: list[int] = []  # request ids sent, not all replies seen
+        self._forecast = bell.Forecast(HOST_SPIN)  # when the replies are due
+        self._sent = 0.0
         self._deadline = 0.0
         self._timeout = 0.0
+
+    def _announce(self, member: Any, request_id: int) -> None:
+        """Ring ``member``'s line: a request frame waits on its pipe."""
+        line = self._line_of[id(member)]
+        line.words[bell.COMMAND] = bell.CMD_PIPE
+        line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
 
     def settle(self) -> None:
         self.pool.settle()
@@ -73,15 +83,21 @@ class DoorbellStepping:
             line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
             ids.append(request_id)
         self._inflight, self._timeout = ids, timeout
+        self._sent = time.perf_counter()
         self._deadline = time.monotonic() + timeout
         self._collect()
+        self._forecast.observe(time.perf_counter() - self._sent)
 
     def _collect(self) -> None:
         failure: UnisimError | None = None
+        doze, spin = self._forecast.plan()
+        doze = max(0.0, doze - (time.perf_counter() - self._sent))
         for member, line, request_id in zip(self.pool.members, self.lines, self._inflight,
                                             strict=True):
             try:
-                self._await(member, line, request_id, self._deadline, self._timeout)
+                self._await(member, line, request_id, self._deadline, self._timeout, doze,
+                            spin)
+                doze = 0.0  # the first worker's reply came when due: the others' are due too
             except UnisimError as exc:
                 failure = failure or exc
         self._inflight = []
@@ -90,7 +106,7 @@ class DoorbellStepping:
             raise failure
 
     def _await(self, member: Any, line: Any, request_id: int, deadline: float,
-               timeout: float) -> None:
+               timeout: float, doze: float, spin: float) -> None:
         channel, process = member.channel, member.process
 
         def between_slices() -> None:
@@ -102,7 +118,10 @@ class DoorbellStepping:
         words = line.words
         value = int(words[bell.REPLY])
         while value != request_id:
-            value = line.await_change(bell.REPLY, value, bell.HOST_WAITING, HOST_SPIN, SLICE,
-                                      between_slices)
+            value = line.await_change(bell.REPLY, value, bell.HOST_WAITING, spin, SLICE,
+                                      between_slices, doze)
+            doze = 0.0
         if words[bell.STATUS] == bell.STATUS_ERROR:
             channel.collect(request_id, Command.STEP, timeout)
+        else:
+            channel.check_silent("STEP", timeout)

@@ -1,17 +1,24 @@
 """unisim worker: one engine behind the framed protocol on stdin/stdout.
 
-Run as ``python worker/main.py --protocol <dir of protocol package>`` by the host;
-Python 3.8+, stdlib + numpy + msgpack + the chosen engine's SDK. The protocol package
-is loaded by file path because this interpreter cannot see the host's site-packages.
+Started by ``bootstrap.py``; Python 3.8+, stdlib + numpy + msgpack + the chosen
+engine's SDK. Requests come from pipe frames until the host sends DOORBELL, from the
+arena's doorbell line after that (chosen once); either way each goes through the one
+handler table of ``Worker``, and only how it arrives and how its answer is announced
+differ.
 """
 
-import argparse
 import faulthandler
-import importlib.util
 import os
 import platform
 import sys
+import time
 import traceback
+
+from unisim import protocol
+from unisim.protocol import arena, schemas
+
+from .engines import ENGINES, capabilities, create
+from .engines.base import Engine, Renderer
 
 
 def take_over_stdio():
@@ -29,20 +36,6 @@ def take_over_stdio():
     return proto_in, proto_out
 
 
-def load_protocol(directory):
-    """Import the protocol package from ``directory`` under a private module name."""
-    init = os.path.join(directory, "__init__.py")
-    spec = importlib.util.spec_from_file_location(
-        "unisim_protocol", init, submodule_search_locations=[directory]
-    )
-    if spec is None or spec.loader is None:
-        raise RuntimeError("cannot load the unisim protocol from %r" % directory)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def field(payload, command, name, kind, default):
     """``payload[name]``, checked to be a ``kind`` (bool is not an int here)."""
     value = payload.get(name, default)
@@ -51,14 +44,79 @@ def field(payload, command, name, kind, default):
     return value
 
 
-class Worker:
-    """Message loop: reads requests, dispatches them to the engine, writes replies."""
+# -- where requests come from: pipe frames, or (after DOORBELL) the arena's doorbell line --
 
-    def __init__(self, protocol, reader, writer):
-        self.protocol = protocol
+bell = protocol.doorbell
+SLICE = 0.5  # seconds between checks that the host is alive while asleep on the doorbell
+
+
+class PipeRequests:
+    """Each request is a frame on the pipe; each answer a frame back."""
+
+    def __init__(self, reader):
         self.reader = reader
+
+    def serve_one(self, worker):
+        """Read one request frame and answer it; ``StreamClosed`` at end of input."""
+        body = self.reader.read()
+        try:
+            kind, request_id, command, payload = protocol.unpack(body)
+            if kind != protocol.Kind.REQUEST or command is None:
+                raise protocol.MessageError(
+                    "worker accepts only REQUEST frames with a command, got %s"
+                    % protocol.describe(kind, command))
+        except Exception as exc:  # a bad message (not a bad frame): answered as data, under
+            worker.send_error(exc)  # the last request's id
+            return
+        reply = worker.handle(request_id, command, payload)
+        if reply is not None:
+            worker.send(protocol.Kind.REPLY, reply)
+
+
+class BellRequests:
+    """Requests rung on a doorbell line: a STEP's arguments are words of the line, any other
+    request is a frame on the pipe announced by the line. Errors still travel as frames."""
+
+    def __init__(self, words, pipe, spin_seconds):
+        self.line = bell.Line(words)
+        self.pipe = pipe
+        self.forecast = bell.Forecast(spin_seconds)  # when the host's next request is due
+        self.seen = int(words[bell.REQUEST])  # the last request served
+        self.replied_at = time.perf_counter()
+        self.host_pid = os.getppid()
+
+    def serve_one(self, worker):
+        line, words = self.line, self.line.words
+        doze, spin = self.forecast.plan()
+        seq = line.await_change(bell.REQUEST, self.seen, bell.WORKER_WAITING, spin, SLICE,
+                                self.check_host, doze)
+        self.forecast.observe(time.perf_counter() - self.replied_at)
+        self.seen = seq
+        if words[bell.COMMAND] == bell.CMD_STEP:
+            payload = {"substeps": int(words[bell.SUBSTEPS])}
+            ok = worker.handle(seq, protocol.Command.STEP, payload) is not None
+            words[bell.STATUS] = bell.STATUS_OK if ok else bell.STATUS_ERROR
+        else:
+            self.pipe.serve_one(worker)
+        line.publish(bell.REPLY, seq, bell.HOST_WAITING)
+        self.replied_at = time.perf_counter()
+
+    def check_host(self):
+        """End if the host died (we were re-parented): nobody will ever ring again."""
+        if os.getppid() != self.host_pid:
+            raise protocol.StreamClosed("the host process is gone")
+
+
+# -- the loop -----------------------------------------------------------------------------
+
+class Worker:
+    """Message loop: takes requests, dispatches them to the engine, answers them."""
+
+    def __init__(self, reader, writer):
         self.writer = writer
+        self.requests = PipeRequests(reader)  # BellRequests after DOORBELL
         self.engine = None
+        self.physics_spec = None
         self.request_id = 0
         self.command = None
         self.running = True
@@ -73,30 +131,26 @@ class Worker:
             commands.SHUTDOWN: self.on_shutdown,
             commands.DOORBELL: self.on_doorbell,
             commands.RENDER: self.on_render,
+            commands.PHYSICS: self.on_physics,
         }
         self.slots = {}
-        self.bell = None
-        self.bell_seen = 0  # the last REQUEST value served
-        self.bell_spin = 0.0
-        self.host_pid = os.getppid()
 
     def send(self, kind, payload):
-        self.writer.write(self.protocol.pack(kind, self.request_id, self.command, payload))
+        self.writer.write(protocol.pack(kind, self.request_id, self.command, payload))
 
     def progress(self, done, total, text=""):
         """Tell the host the current request is alive (re-arms its deadline)."""
-        self.send(self.protocol.Kind.PROGRESS, {"done": done, "total": total, "text": text})
+        self.send(protocol.Kind.PROGRESS, {"done": done, "total": total, "text": text})
 
     def hello(self):
         import numpy
 
-        from engines import ENGINES
-
-        self.send(self.protocol.Kind.HELLO, {
-            "protocol": self.protocol.VERSION,
+        self.send(protocol.Kind.HELLO, {
+            "protocol": protocol.VERSION,
             "python": platform.python_version(),
             "numpy": numpy.__version__,
             "engines": sorted(ENGINES),
+            "capabilities": capabilities(),
             "pid": os.getpid(),
         })
 
@@ -104,115 +158,101 @@ class Worker:
         """Serve until SHUTDOWN or end-of-file on the pipe."""
         try:
             while self.running:
-                if self.bell is None:
-                    self.serve_frame()
-                else:
-                    self.serve_bell()
-        except self.protocol.StreamClosed:
+                self.requests.serve_one(self)
+        except protocol.StreamClosed:
             pass
         if self.engine is not None:
             self.engine.close()
 
-    def serve_frame(self):
-        """Read one request frame from the pipe and answer it."""
-        protocol = self.protocol
-        body = self.reader.read()
+    def handle(self, request_id, command, payload):
+        """The reply payload of one request, or None when it failed (its ERROR frame sent)."""
+        self.request_id, self.command = request_id, command
         try:
-            kind, self.request_id, self.command, payload = protocol.unpack(body)
-            if kind != protocol.Kind.REQUEST or self.command is None:
-                raise protocol.MessageError(
-                    "worker accepts only REQUEST frames with a command, got %s"
-                    % protocol.describe(kind, self.command))
-            reply = self.handlers[self.command](payload)
+            return self.handlers[command](payload)
         except Exception as exc:  # every failure crosses as data
             self.send_error(exc)
-            return
-        self.send(protocol.Kind.REPLY, reply)
+            return None
 
     def send_error(self, exc):
-        self.send(self.protocol.Kind.ERROR, self.protocol.error_record(
+        self.send(protocol.Kind.ERROR, protocol.error_record(
             type(exc).__name__, str(exc), traceback.format_exc(),
             bool(getattr(exc, "faulted", False))))
 
-    def serve_bell(self):
-        """Wait for the doorbell; run a STEP from shared memory or a frame from the pipe."""
-        bell = self.protocol.doorbell
-        line, words = self.bell, self.bell.words
-        seq = line.await_change(bell.REQUEST, self.bell_seen, bell.WORKER_WAITING,
-                                self.bell_spin, 0.5, self.check_host)
-        self.bell_seen = seq
-        if words[bell.COMMAND] == bell.CMD_STEP:
-            self.request_id, self.command = seq, self.protocol.Command.STEP
-            try:
-                self.engine.step(int(words[bell.SUBSTEPS]))
-                words[bell.STATUS] = bell.STATUS_OK
-            except Exception as exc:
-                words[bell.STATUS] = bell.STATUS_ERROR
-                self.send_error(exc)
-        else:
-            self.serve_frame()
-        line.publish(bell.REPLY, seq, bell.HOST_WAITING)
-
-    def check_host(self):
-        """Exit if the host died (we were re-parented): nobody will ever ring again."""
-        if os.getppid() != self.host_pid:
-            raise self.protocol.StreamClosed("the host process is gone")
-
-    def require_engine(self):
+    def require_engine(self, kind=None):
+        """The engine, checked to be a ``kind`` (``Engine``, ``Renderer``) if given."""
         if self.engine is None:
             raise RuntimeError("no engine: send INIT first")
+        if kind is not None and not isinstance(self.engine, kind):
+            raise ValueError("%s is not a %s engine: %s cannot serve %s" % (
+                type(self.engine).__name__, "physics" if kind is Engine else "render",
+                type(self.engine).__name__,
+                protocol.COMMAND_NAMES.get(self.command, self.command)))
         return self.engine
 
     def on_init(self, payload):
-        from engines import create
+        from .engines.physics import refuse_unsupported
 
         if self.engine is not None:
             raise RuntimeError("INIT was already done; start a new worker for a new scene")
         engine = create(payload["engine"])
+        refuse_unsupported(payload.get("physics"), engine.physics_quantities, payload["engine"])
         layout = engine.init(payload, self)
         self.engine = engine
+        self.physics_spec = payload.get("physics")
         return layout
 
     def on_attach(self, payload):
-        from shm import attach_arena
-
         engine = self.require_engine()
-        self.slots = attach_arena(payload["arena"])
-        if "cuda" in payload:  # device-resident slots, shared by CUDA IPC
-            from cuda_ipc import DeviceMapping
+        host, device = schemas.parse_attach_request(payload)
+        self.slots = arena.attach(host)
+        if device is not None:  # device-resident slots, shared by CUDA IPC
+            from unisim.protocol.cuda_arena import DeviceMapping
 
             if not engine.device_resident:
                 raise ValueError("engine %s keeps its state in host memory; use data_plane='shm'"
                                  % type(engine).__name__)
-            self.slots.update(DeviceMapping(payload["cuda"]).regions)
+            self.slots.update(DeviceMapping(device).regions)
         engine.attach(self.slots)
         return {}
 
     def on_doorbell(self, payload):
         self.require_engine()
-        self.bell = self.protocol.doorbell.Line(self.slots["doorbell"])
-        self.bell_seen = int(self.bell.words[self.protocol.doorbell.REQUEST])
-        self.bell_spin = float(payload.get("spin_us", 100.0)) * 1e-6
+        spin = float(payload.get("spin_us", 100.0)) * 1e-6
+        self.requests = BellRequests(self.slots["doorbell"], self.requests, spin)
         return {}
 
     def on_step(self, payload):
         substeps = field(payload, "STEP", "substeps", int, 1)
         if substeps < 1:
             raise ValueError("STEP substeps must be at least 1, got %d" % substeps)
-        self.require_engine().step(substeps)
+        self.require_engine(Engine).step(substeps)
         return {}
 
     def on_reset(self, payload):
         use_qpos = field(payload, "RESET", "qpos", bool, False)
         use_qvel = field(payload, "RESET", "qvel", bool, False)
-        self.require_engine().reset(use_qpos, use_qvel)
+        if field(payload, "RESET", "physics", bool, False):
+            self.require_physics().randomize(True, False, resetting=True)
+        self.require_engine(Engine).reset(use_qpos, use_qvel)
         return {}
 
+    def on_physics(self, payload):
+        parameters = field(payload, "PHYSICS", "parameters", bool, False)
+        push = field(payload, "PHYSICS", "push", bool, False)
+        self.require_physics().randomize(parameters, push)
+        return {}
+
+    def require_physics(self):
+        engine = self.require_engine()
+        if self.physics_spec is None:
+            raise RuntimeError("no physics randomisation was declared at INIT")
+        return engine
+
     def on_capture(self, payload):
-        return self.require_engine().capture(payload)
+        return self.require_engine(Engine).capture(payload)
 
     def on_render(self, payload):
-        return self.require_engine().render(payload)
+        return self.require_engine(Renderer).render(payload)
 
     def on_ping(self, payload):
         return {}
@@ -222,14 +262,10 @@ class Worker:
         return {}
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--protocol", required=True, help="directory of the protocol package")
-    args = parser.parse_args(argv)
+def main():
     faulthandler.enable()  # a native crash leaves its traceback in the host's crash report
     proto_in, proto_out = take_over_stdio()
-    protocol = load_protocol(args.protocol)
-    worker = Worker(protocol, protocol.FrameReader(proto_in), protocol.FrameWriter(proto_out))
+    worker = Worker(protocol.FrameReader(proto_in), protocol.FrameWriter(proto_out))
     worker.hello()
     try:
         worker.serve()
@@ -239,7 +275,3 @@ def main(argv=None):
     except BrokenPipeError:
         return 0  # the host went away; nothing left to tell it
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,8 +1,9 @@
 """Engines the conformance suite runs on: one ``EngineCase`` per engine and interpreter.
 
-MuJoCo on this interpreter and on Python 3.8 (``$UNISIM_PY38``) always; IsaacGym wherever
-its worker interpreter is found (``python -m unisim doctor`` shows the search), skipped
-elsewhere with the reason discovery gave.
+MuJoCo on this interpreter and on Python 3.8 (``$UNISIM_PY38``) always; IsaacGym on the
+real SDK wherever its worker interpreter is found (``python -m unisim doctor`` shows the
+search), and on the SDK fake (``unisim.testing.isaacgym_fake``, CPU pipeline) everywhere
+else, so that CI runs the IsaacGym case with nothing skipped.
 """
 
 from __future__ import annotations
@@ -45,7 +46,11 @@ class EngineCase:
             np.testing.assert_allclose(actual, expected, rtol=1e-6, atol=1e-5)
 
 
-def _mujoco_py38() -> EngineCase:
+def _mujoco(request: pytest.FixtureRequest) -> EngineCase:
+    return EngineCase("mujoco", "mujoco", None, exact=True)
+
+
+def _mujoco_py38(request: pytest.FixtureRequest) -> EngineCase:
     python = os.environ.get("UNISIM_PY38")
     if not python:
         if os.environ.get("UNISIM_REQUIRE_PY38"):
@@ -55,25 +60,23 @@ def _mujoco_py38() -> EngineCase:
     return EngineCase("mujoco-py38", "mujoco", python, exact=True)
 
 
-def _isaacgym() -> EngineCase:
+def _isaacgym(request: pytest.FixtureRequest) -> EngineCase:
+    """The real SDK where discovery finds it; the SDK fake (CPU pipeline) elsewhere."""
     try:
         found = isaacgym.find_interpreter()
-    except SetupError as exc:
-        reason = str(exc).splitlines()[0]
-        pytest.skip(f"IsaacGym not available: {reason} (python -m unisim doctor shows the search)")
+    except SetupError:
+        fake = str(request.getfixturevalue("isaacgym_fake_python"))
+        return EngineCase("isaacgym-fake", "isaacgym", fake, exact=False,
+                          options={"pipeline": "cpu"})
     return EngineCase("isaacgym", "isaacgym", found.python, exact=False)
 
 
-CASES = {
-    "mujoco": lambda: EngineCase("mujoco", "mujoco", None, exact=True),
-    "mujoco-py38": _mujoco_py38,
-    "isaacgym": _isaacgym,
-}
+CASES = {"mujoco": _mujoco, "mujoco-py38": _mujoco_py38, "isaacgym": _isaacgym}
 
 
 @pytest.fixture(params=sorted(CASES))
 def case(request: pytest.FixtureRequest) -> Iterator[EngineCase]:
-    yield CASES[request.param]()
+    yield CASES[request.param](request)
     mine = f"unisim-{os.getpid()}-"
     leftover = [name for name in os.listdir("/dev/shm") if name.startswith(mine)]
     assert not leftover, f"shared memory left behind: {leftover}"

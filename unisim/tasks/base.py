@@ -11,7 +11,7 @@ or same step for gymnasium), through ``reset(env_ids)``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar
@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import torch
 
 from ..backend import Backend
+from ..physics_randomization import PhysicsRandomization
 
 
 @dataclass
@@ -58,13 +59,17 @@ class Task:
     max_episode_length: ClassVar[int] = 500  # control steps before a time-out
     action_clip: ClassVar[float] = 1.0  # actions are clipped to [-clip, clip]
     camera: ClassVar[str | None] = None  # the model camera for videos (None: free camera)
+    # What ``randomize=True`` draws (docs/randomization.md); None: the task has no default.
+    randomization: ClassVar[PhysicsRandomization | None] = None
 
     def __init__(self, num_envs: int = 1, *, python: str | Path | None = None, seed: int = 0,
                  device: str | torch.device = "cpu", progress: bool = False,
-                 timeout: float = 60.0) -> None:
+                 timeout: float = 60.0,
+                 randomize: bool | PhysicsRandomization = False) -> None:
         self.device = torch.device(device)
         self.sim = Backend(self.engine, model=self.model, num_envs=num_envs, python=python,
-                           keyframe=self.keyframe, progress=progress, timeout=timeout)
+                           keyframe=self.keyframe, progress=progress, timeout=timeout,
+                           randomization=self._randomization(randomize, seed))
         try:
             self.num_envs = self.sim.num_envs
             views = self.sim.tensors()
@@ -185,6 +190,19 @@ class Task:
         return f"<{type(self).__name__} num_envs={self.num_envs} {self.sim!r}>"
 
     # -- checks ----------------------------------------------------------------------
+
+    @classmethod
+    def _randomization(cls, randomize: bool | PhysicsRandomization,
+                       seed: int) -> PhysicsRandomization | None:
+        """``randomize``: a spec, or True for the task's own (re-seeded with ``seed``)."""
+        if isinstance(randomize, PhysicsRandomization):
+            return randomize
+        if not randomize:
+            return None
+        if cls.randomization is None:
+            raise ValueError(f"{cls.__name__} has no default physics randomization; pass "
+                             "randomize=unisim.PhysicsRandomization(...)")
+        return replace(cls.randomization, seed=seed)
 
     def _checked_actions(self, actions: Any) -> torch.Tensor:
         tensor = torch.as_tensor(actions).detach().to("cpu", torch.float64)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import torch
 
+from ..physics_randomization import PhysicsRandomization, Push, Uniform, friction, mass
 from .base import Task
+
+BODIES = ("world", "torso", "front_left", "front_left_shin", "front_right", "front_right_shin",
+          "back_left", "back_left_shin", "back_right", "back_right_shin")
 
 
 def rotate_inverse(quat: torch.Tensor, vec: torch.Tensor) -> torch.Tensor:
@@ -36,6 +40,13 @@ class QuadrupedWalk(Task):
     target_speed = 0.6  # m/s: forward speed beyond this earns nothing more
     gait_hz = 1.5  # the clock in the observations
     alive_bonus = 0.25  # per step
+    # legged_gym's recipe: friction of every geom (floor included: MuJoCo takes the larger
+    # of two geoms' frictions), added torso mass, a push every 4 s.
+    randomization = PhysicsRandomization(
+        parameters=(friction(Uniform(0.3, 1.25), bodies=BODIES, label="friction"),
+                    mass(Uniform(-1.0, 2.0), bodies=["torso"], operation="add",
+                         label="added_mass")),
+        push=Push(Uniform(-0.5, 0.5), axes=("x", "y"), interval=200))
 
     def setup(self) -> None:
         self.default_joints = self.default_qpos[7:]

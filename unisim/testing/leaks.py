@@ -10,12 +10,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..errors import LeakError
 from ..process import open_pipes
 from ..slots import PREFIX, SHM_DIR
-
-
-class LeakError(AssertionError):
-    """Code left a worker process, a unisim segment or a pipe/segment descriptor behind."""
 
 
 def segments() -> set[str]:

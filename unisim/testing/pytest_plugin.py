@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from ..backend import Backend
+from ..errors import LeakError
 from . import mock_backend
-from .leaks import LeakError, leak_guard
+from .leaks import leak_guard
 
 
 @pytest.fixture

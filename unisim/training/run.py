@@ -47,11 +47,13 @@ class RunResult:
     seconds_at_90pct: float | None
     checkpoint: str
     video: str | None
+    randomized: bool = False  # the task's physics randomization (docs/randomization.md)
 
 
 def train(task_name: str, *, iterations: int | None = None, num_envs: int | None = None,
           seed: int = 0, python: str | None = None, out: str | Path = "runs",
-          video: bool = True, echo: Callable[[str], None] = print) -> RunResult:
+          video: bool = True, echo: Callable[[str], None] = print,
+          randomize: bool = False) -> RunResult:
     """Train ``task_name`` with PPO; returns the figures also saved in ``summary.json``."""
     task_class(task_name)  # an unknown name fails here, before anything is started
     recipe = RECIPES.get(task_name, DEFAULT_RECIPE)
@@ -65,12 +67,14 @@ def train(task_name: str, *, iterations: int | None = None, num_envs: int | None
     else:
         worker = f"worker on {python} (from --python)"
     echo(worker)
-    run_dir = Path(out) / f"{task_name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    kind = f"{task_name}-randomized" if randomize else task_name
+    run_dir = Path(out) / f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir.mkdir(parents=True)
     echo(f"run folder: {run_dir}")
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # small MLPs gain nothing from more; the worker needs a core
-    with make(task_name, num_envs, python=python, seed=seed, progress=True) as task:
+    with make(task_name, num_envs, python=python, seed=seed, progress=True,
+              randomize=randomize) as task:
         env = RslRlVecEnv(task, cfg={"task": task_name, "num_envs": num_envs, "seed": seed})
         logger = {"class_name": ProgressWriter, "total": iterations, "description": task_name}
         config = runner_config(recipe, iterations, logger)
@@ -99,7 +103,7 @@ def train(task_name: str, *, iterations: int | None = None, num_envs: int | None
         iteration_at_90pct=at_90["iteration"] + 1 if at_90 else None,
         seconds_at_90pct=at_90["wall_s"] if at_90 else None,
         checkpoint=str(run_dir / f"model_{runner.current_learning_iteration}.pt"),
-        video=str(video_path) if video_path else None)
+        video=str(video_path) if video_path else None, randomized=randomize)
     (run_dir / "summary.json").write_text(json.dumps(asdict(result), indent=2) + "\n")
     return result
 

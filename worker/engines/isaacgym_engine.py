@@ -19,16 +19,26 @@ from typing import Any, List
 
 import numpy as np
 
-from engines import isaacgym_mapping as mapping
-from engines import mjcf_scan
-from engines.base import Engine, EngineFault, slot
-from engines.isaacgym_options import Options
+from unisim.protocol.arena import ArenaCache
+from unisim.protocol.schemas import physics_layout, slot
+
+from . import isaacgym_kinematics as kinematics
+from . import isaacgym_mapping as mapping
+from . import mjcf_scan, physics, rendering
+from .base import Engine, EngineFault
+from .isaacgym_kinematics import Kinematics
+from .isaacgym_options import Options
 
 
 class IsaacGymEngine(Engine):
+    # engines/isaacgym_physics.py (which imports the SDK, so it is named here)
+    physics_quantities = ("friction", "mass", "damping", "armature", "gain", "push")
+
     def __init__(self):
         self.slots = {}
+        self.physics: Any = None
         self.io: Any = None  # isaacgym_io.HostSlots or DeviceSlots, from attach
+        self.images = ArenaCache(keep=1)  # the host's capture arena
         self.tempdir = tempfile.mkdtemp(prefix="unisim-isaacgym-")
 
     def init(self, spec, worker):
@@ -40,11 +50,15 @@ class IsaacGymEngine(Engine):
 
     def _init(self, spec, worker):
         num_envs = int(spec["num_envs"])
-        options = Options(spec.get("options"), num_envs)
+        first = int(spec.get("first_env", 0))
+        options = Options(spec.get("options"), int(spec.get("total_envs", num_envs)),
+                          range(first, first + num_envs))
         if options.choose_plane(spec) == "cuda":
-            from cuda_ipc import driver  # the worker's ctypes binding of libcuda
+            from unisim.protocol.cuda_driver import driver  # the worker's ctypes binding of libcuda
 
             options.place_on(driver().ordinal_of(spec["device"]["uuid"]))
+        else:
+            options.use_host_device(spec)
         # The worker checks this before a CUDA ATTACH: only GPU tensors can be shared.
         self.device_resident = options.pipeline == "gpu"
         if not spec.get("model"):
@@ -61,12 +75,19 @@ class IsaacGymEngine(Engine):
         self.initial_qvel = np.array([initial[v][1] for v in assignment])
 
         worker.progress(0, num_envs, "importing IsaacGym (the first run compiles gymtorch)")
-        from engines.isaacgym_sim import IsaacSim  # the SDK, lazily: isaacgym, then torch
+        from .isaacgym_sim import IsaacSim  # the SDK, lazily: isaacgym, then torch
 
         self.sim = IsaacSim(scenes, assignment, options, worker.progress)
-        self.sim.stage(np.arange(num_envs), self.initial_qpos, self.initial_qvel)
-        scene = scenes[0]
+        self.assignment = np.array(assignment)
         warnings: List[str] = []
+        self.kinematics = None
+        try:
+            self.kinematics = Kinematics([s.path for s in scenes], self.sim.body_names,
+                                         self.sim.variant_coms)
+        except ImportError:
+            warnings.append(kinematics.MISSING)
+        self._stage(np.arange(num_envs), self.initial_qpos, self.initial_qvel)
+        scene = scenes[0]
         for source in list(scenes) + list(self.sim.drives):
             warnings.extend(w for w in source.warnings if w not in warnings)
         slots = [
@@ -76,28 +97,30 @@ class IsaacGymEngine(Engine):
             slot("body_states", "<f4", [self.sim.nbody, 13]),
             slot("contact_forces", "<f4", [self.sim.nbody, 3]),
         ]
-        if options.camera is not None:
-            slots.append(slot("image", "|u1", [options.camera["height"],
-                                              options.camera["width"], 3]))
-        return {
-            "engine": "isaacgym",
-            "engine_version": "Preview 4",
-            "stepper": "%s pipeline" % options.pipeline,
-            "num_envs": num_envs,
-            "nq": scene.nq, "nv": scene.nv, "nu": len(scene.actuators),
-            "nbody": self.sim.nbody,
-            "timestep": float(scene.timestep),
-            "joint_names": [joint.name for joint in scene.joints],
-            "actuator_names": [actuator.name for actuator in scene.actuators],
-            "body_names": list(self.sim.body_names),
-            "keyframes": list(scene.keyframes),
-            "ctrl_range": [list(a.ctrl_range) if a.ctrl_range else [-np.inf, np.inf]
-                           for a in scene.actuators],
-            "slots": slots,
-            "report": mapping.configuration_report(
+        if options.viewer:
+            slots.append(slot("viewer_open", "|u1", []))
+        if spec.get("physics"):
+            from .isaacgym_physics import IsaacPhysics
+
+            if self.device_resident and options.choose_plane(spec) == "cuda":
+                raise ValueError("physics randomisation on IsaacGym reads its draws from host "
+                                 "memory: use data_plane='shm' with it")
+            self.physics = IsaacPhysics(self.sim, scenes, spec["physics"])
+            slots += physics.slots(spec["physics"])
+        return physics_layout(
+            engine="isaacgym", engine_version="Preview 4",
+            stepper="%s pipeline" % options.pipeline, num_envs=num_envs,
+            nq=scene.nq, nv=scene.nv, nu=len(scene.actuators), nbody=self.sim.nbody,
+            timestep=scene.timestep,
+            joint_names=[joint.name for joint in scene.joints],
+            actuator_names=[actuator.name for actuator in scene.actuators],
+            body_names=self.sim.body_names, keyframes=scene.keyframes,
+            ctrl_range=[list(a.ctrl_range) if a.ctrl_range else [-np.inf, np.inf]
+                        for a in scene.actuators],
+            slots=slots,
+            report=mapping.configuration_report(
                 self.sim.sim_report(), options.pipeline, self.sim.report_variants,
-                options.self_collision, scene.excludes, warnings),
-        }
+                options.self_collision, scene.excludes, warnings))
 
     def _scan(self, source):
         """Scan a model; an XML string is written to a file first (the importer reads files)."""
@@ -109,7 +132,7 @@ class IsaacGymEngine(Engine):
         return mjcf_scan.scan(source)
 
     def attach(self, slots):
-        from engines.isaacgym_io import DeviceSlots, HostSlots
+        from .isaacgym_io import DeviceSlots, HostSlots
 
         self.slots = slots
         if isinstance(slots["ctrl"], np.ndarray):
@@ -119,8 +142,6 @@ class IsaacGymEngine(Engine):
         self.io.publish(self.sim.state())
 
     def step(self, substeps):
-        if substeps < 1:
-            raise ValueError("substeps must be at least 1, got %d" % substeps)
         self.io.begin()
         ctrl = self.io.ctrl()
         try:
@@ -134,18 +155,58 @@ class IsaacGymEngine(Engine):
         self.io.begin()
         qpos = self.io.read("qpos", rows) if use_qpos else self.initial_qpos[rows]
         qvel = self.io.read("qvel", rows) if use_qvel else self.initial_qvel[rows]
-        self.sim.stage(rows, qpos, qvel)
+        self._stage(rows, qpos, qvel)
         state = self.sim.state()
-        self.io.publish({"qpos": state["qpos"], "qvel": state["qvel"]})
+        self.io.publish({"qpos": state["qpos"], "qvel": state["qvel"],
+                         "body_states": state["body_states"]})
+
+    def _stage(self, rows, qpos, qvel):
+        """Stage a state for ``rows`` and give them the body states PhysX will only have
+        after the next simulate (``isaacgym_kinematics``)."""
+        self.sim.stage(rows, qpos, qvel)
+        if self.kinematics is None:
+            bodies = kinematics.nan_body_states(len(rows), self.sim.nbody)
+        else:
+            host = np.asarray(rows)
+            bodies = self.kinematics.body_states(self.assignment[host], _host(qpos), _host(qvel))
+        self.sim.write_body_states(rows, bodies)
+
+    def randomize(self, parameters, push, resetting=False):
+        """Apply the flagged rows' physics draws and pushes (engines/isaacgym_physics.py)."""
+        rows = np.flatnonzero(self.slots["reset_mask"])
+        if parameters and "physics" in self.slots:
+            self.physics.apply(rows, self.slots["physics"])
+        if push:
+            self._stage(rows, *self.physics.pushed(rows, self.slots["push"]))
+            state = self.sim.state()
+            self.io.publish({"qpos": state["qpos"], "qvel": state["qvel"],
+                             "body_states": state["body_states"]})
 
     def capture(self, request):
-        if "image" not in self.slots:
-            raise ValueError("this sim has no camera: pass options={'camera': {...}} at INIT")
-        env = int(request.get("env", 0))
-        if not 0 <= env < self.sim.num_envs:
-            raise ValueError("env %d is outside [0, %d)" % (env, self.sim.num_envs))
-        self.io.write_image(env, self.sim.capture(env, self.sim.body_position(env, 0)))
-        return {"env": env, "slot": "image"}
+        """Render env ``env_id`` (this worker's row) into the image arena the request
+        declares, packed ``(height, width, 3)`` from its start."""
+        env = request.get("env_id")
+        if isinstance(env, bool) or not isinstance(env, int) or not 0 <= env < self.sim.num_envs:
+            raise ValueError("CAPTURE env_id must be an env index in [0, %d), got %r"
+                             % (self.sim.num_envs, env))
+        if request.get("camera") is not None:
+            raise ValueError(
+                "IsaacGym renders with camera sensors of its own, not the MJCF's cameras: pass "
+                "camera=None and aim with option camera {distance, elevation, azimuth}")
+        if not self.sim.options.graphics:
+            raise ValueError("this sim has no graphics device, so no camera: pass "
+                             "options={'camera': {}} (or viewer=True) to the Backend")
+        if env in self.sim.pending:
+            raise ValueError(
+                "env %d was reset (or built) since the last step, and IsaacGym renders a new "
+                "state only after the next simulate (PhysX has no forward kinematics): step, "
+                "then capture" % env)
+        width, height = request.get("width"), request.get("height")
+        rendering.check_size(width, height)
+        rgb, _ = rendering.image_rows(self.images.views(request["image"])["rgb"], None, (0, 1),
+                                      width, height)
+        rgb[0] = self.sim.capture(env, width, height, self.sim.body_position(env, 0))
+        return {}
 
     def close(self):
         if self.io is not None:
@@ -157,6 +218,11 @@ class IsaacGymEngine(Engine):
         for name in os.listdir(self.tempdir):
             os.unlink(os.path.join(self.tempdir, name))
         os.rmdir(self.tempdir)
+
+
+def _host(rows):
+    """A numpy copy of rows that may be a tensor on the sim's device (the CUDA plane)."""
+    return rows.cpu().numpy() if hasattr(rows, "cpu") else np.asarray(rows)
 
 
 ENGINE = IsaacGymEngine

@@ -42,9 +42,6 @@ class HostSlots:
         for name, tensor in tensors.items():
             self.slots[name][...] = tensor.cpu().numpy()
 
-    def write_image(self, env: int, image: np.ndarray) -> None:
-        self.slots["image"][env] = image
-
     def close(self) -> None:
         """Nothing to release: the host owns the shared memory."""
 
@@ -53,7 +50,7 @@ class DeviceSlots:
     """Slots in the host's CUDA arena on the sim's GPU (``cuda_ipc.DeviceRegion``s)."""
 
     def __init__(self, slots: Dict[str, Any], device: str) -> None:
-        from cuda_ipc import driver
+        from unisim.protocol.cuda_driver import driver
 
         self.device = torch.device(device)
         torch.cuda.set_device(self.device)  # torch's export to the mapping's stream uses it
@@ -79,12 +76,6 @@ class DeviceSlots:
 
     def publish(self, tensors: Dict[str, torch.Tensor]) -> None:
         self.mapping.publish(tensors)
-
-    def write_image(self, env: int, image: np.ndarray) -> None:
-        """A CAPTURE is answered without events, so the frame is in the arena before the
-        reply: this waits on the CPU (capture is never on the step path)."""
-        self.tensors["image"][env].copy_(torch.from_numpy(np.ascontiguousarray(image)))
-        torch.cuda.current_stream(self.device).synchronize()
 
     def close(self) -> None:
         self.mapping.close()

@@ -31,10 +31,15 @@ TOP_FIELDS = ("pipeline", "device", "substeps", "env_spacing", "physx", "self_co
 
 
 class Options:
-    """Checked options; attributes named as in ``TOP_FIELDS``."""
+    """Checked options; attributes named as in ``TOP_FIELDS``.
 
-    def __init__(self, raw, num_envs):
+    ``num_envs`` counts the backend's envs, of which this worker runs ``local`` (a
+    ``range``, default all): camera env indices and the variant assignment are global.
+    """
+
+    def __init__(self, raw, num_envs, local=None):
         raw = dict(raw or {})
+        local = range(num_envs) if local is None else local
         unknown = sorted(set(raw) - set(TOP_FIELDS))
         if unknown:
             raise ValueError("unknown isaacgym option(s) %s; accepted: %s"
@@ -52,6 +57,11 @@ class Options:
         self.assignment = raw.get("assignment")
         if self.assignment is not None and not self.variants:
             raise ValueError("option assignment needs option variants (further MJCF files)")
+        if self.assignment is not None:
+            if not isinstance(self.assignment, list) or len(self.assignment) != num_envs:
+                raise ValueError("option assignment must list one variant index per env (%d), "
+                                 "got %r" % (num_envs, self.assignment))
+            self.assignment = self.assignment[local.start:local.stop]
         self.viewer = _boolean(raw.get("viewer", False), "viewer")
         camera = raw.get("camera")
         self.camera = None
@@ -61,15 +71,18 @@ class Options:
                 if isinstance(env, bool) or not isinstance(env, int) or not 0 <= env < num_envs:
                     raise ValueError("camera envs must be env indices in [0, %d), got %r"
                                      % (num_envs, env))
+            # this worker's own rows, by local index
+            self.camera["envs"] = [env - local.start for env in self.camera["envs"]
+                                   if env in local]
             for side in ("width", "height"):
                 if not 1 <= self.camera[side] <= 8192:
                     raise ValueError("camera %s must be in [1, 8192], got %r"
                                      % (side, self.camera[side]))
-        if self.pipeline == "cpu" and (self.viewer or self.camera is not None):
+        if self.viewer and len(local) != num_envs:
             raise ValueError(
-                "the viewer and camera capture need the GPU pipeline (a graphics context on a "
-                "GPU); this sim asks for pipeline='cpu': drop viewer/camera or use "
-                "pipeline='gpu'")
+                "option viewer opens one window per worker, and this backend has several "
+                "(this one runs envs %d..%d of %d): pass workers=1 (one sim, one viewer)"
+                % (local.start, local.stop - 1, num_envs))
 
     def choose_plane(self, spec):
         """The data plane of the INIT payload (``"shm"`` or ``"cuda"``), checked to fit.
@@ -90,6 +103,18 @@ class Options:
                              "arena's GPU), got %r" % (spec.get("device"),))
         return plane
 
+    def use_host_device(self, spec):
+        """Run on the host's ``Backend(device=N)`` (INIT ``device.ordinal``) unless option
+        ``device`` says otherwise; naming two different GPUs is an error."""
+        ordinal = (spec.get("device") or {}).get("ordinal")
+        if ordinal is None:
+            return
+        if self.device_given and self.device != ordinal:
+            raise ValueError(
+                "option device is %d but Backend(device=%d) names another GPU: give one of "
+                "them, or the same GPU in both" % (self.device, ordinal))
+        self.device = int(ordinal)
+
     def place_on(self, ordinal):
         """Run the sim on GPU ``ordinal`` (this process's numbering of the CUDA arena's GPU)."""
         if self.device_given and self.device != ordinal:
@@ -101,7 +126,8 @@ class Options:
 
     @property
     def graphics(self):
-        """Whether a graphics context is needed: only for a viewer or cameras."""
+        """Whether a graphics context is needed: only for a viewer or cameras (on either
+        pipeline: IsaacGymEnvs renders with ``sim_device=cpu`` and a graphics device)."""
         return self.viewer or self.camera is not None
 
 

@@ -7,7 +7,7 @@ cannot be installed on our CI machines.
 """
 
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, cast
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
 
 # isort: off
 from isaacgym import gymapi, gymtorch  # IsaacGym refuses to load after torch
@@ -15,8 +15,8 @@ import numpy as np
 import torch
 # isort: on
 
-from engines import isaacgym_mapping as mapping
-from engines.isaacgym_options import Options
+from . import isaacgym_mapping as mapping
+from .isaacgym_options import CAMERA_DEFAULTS, Options
 
 # Drive-mode codes in the order isaacgym_mapping.Drives expects (NONE, POS, VEL, EFFORT).
 MODES = (int(gymapi.DOF_MODE_NONE), int(gymapi.DOF_MODE_POS), int(gymapi.DOF_MODE_VEL),
@@ -37,7 +37,7 @@ class IsaacSim:
         self.gym = gymapi.acquire_gym()
         self.sim = self._create_sim(scenes[0])
         self.viewer: Optional[gymapi.Viewer] = None
-        self.cameras: Dict[int, int] = {}
+        self.cameras: Dict[Tuple[int, int, int], int] = {}  # (env, width, height) -> sensor
         self.pending: Set[int] = set()
         assets = [self._load_asset(scene) for scene in scenes]
         self.dof_names = [str(n) for n in self.gym.get_asset_dof_names(assets[0])]
@@ -77,10 +77,16 @@ class IsaacSim:
             [[b[root].com.x, b[root].com.y, b[root].com.z] for b in bodies], self.arrays)
         self.ctrl_map = mapping.CtrlMap(self.drives, assignment, self.arrays)
         self.nq, self.nv = scenes[0].nq, scenes[0].nv
+        # Centres of mass of every body, body frame, per variant (first env of each).
+        self.variant_coms = [[[b.com.x, b.com.y, b.com.z] for b in bodies[assignment.index(v)]]
+                             if v in assignment else [[0.0, 0.0, 0.0]] * self.nbody
+                             for v in range(len(scenes))]
         if not self.gym.prepare_sim(self.sim):
             raise RuntimeError("IsaacGym prepare_sim failed; its log on stderr says why")
         self._acquire_tensors()
         self.report_variants = self._variant_report(scenes, bodies)
+        if self.options.viewer:  # after prepare_sim, as IsaacGymEnvs' VecTask.set_viewer
+            self._open_viewer()
 
     # -- setup ------------------------------------------------------------------------
 
@@ -94,7 +100,7 @@ class IsaacSim:
         params.physx.use_gpu = self.gpu
         for name, value in self.options.physx.items():
             setattr(params.physx, name, value)
-        graphics = self.options.device if self.options.graphics else -1
+        graphics = self.graphics_device = self.options.device if self.options.graphics else -1
         sim = self.gym.create_sim(self.options.device, graphics, gymapi.SIM_PHYSX, params)
         if sim is None:
             raise RuntimeError(
@@ -128,13 +134,18 @@ class IsaacSim:
         lower = gymapi.Vec3(-half, -half, 0.0)
         upper = gymapi.Vec3(half, half, half)
         per_row = max(1, int(np.ceil(np.sqrt(self.num_envs))))
-        pose = gymapi.Transform()
-        pose.p = gymapi.Vec3(0.0, 0.0, 0.0)
-        pose.r = gymapi.Quat(0.0, 0.0, 0.0, 1.0)
         actor_filter = 0 if self.options.self_collision else 1
         camera = self.options.camera
         for index, variant in enumerate(self.assignment):
             env = self.gym.create_env(self.sim, lower, upper, per_row)
+            # The actor pose places the root body (IsaacGymEnvs' start_pose; the importer does
+            # not add the MJCF root's pos): its MJCF pose, so a fixed base stands where the
+            # MJCF puts it, and a free one starts there until the staged state applies.
+            root = scenes[variant]
+            pose = gymapi.Transform()
+            pose.p = gymapi.Vec3(*[float(v) for v in root.root_pos])
+            w, x, y, z = [float(v) for v in root.root_quat]
+            pose.r = gymapi.Quat(x, y, z, w)
             # collision group = env index: envs never touch each other.
             actor = self.gym.create_actor(env, assets[variant], pose, scenes[variant].root_body,
                                           index, actor_filter)
@@ -142,26 +153,37 @@ class IsaacSim:
                 raise RuntimeError("IsaacGym refused the DOF properties of env %d" % index)
             mapping.verify_readback(self.props[variant],
                                     self.gym.get_actor_dof_properties(env, actor), index)
-            if camera is not None and index in camera["envs"]:
-                properties = gymapi.CameraProperties()
-                properties.width = camera["width"]
-                properties.height = camera["height"]
-                handle = self.gym.create_camera_sensor(env, properties)
-                if handle == gymapi.INVALID_HANDLE:
-                    raise RuntimeError("IsaacGym could not create a camera in env %d" % index)
-                self.cameras[index] = handle
             self.envs.append(env)
             self.actors.append(actor)
+            if camera is not None and index in camera["envs"]:
+                self._camera(index, camera["width"], camera["height"])
             if (index + 1) % PROGRESS_EVERY == 0 or index + 1 == self.num_envs:
                 progress(index + 1, self.num_envs, "creating IsaacGym envs")
-        if self.options.viewer:
-            viewer = self.gym.create_viewer(self.sim, gymapi.CameraProperties())
-            if viewer is None:
-                raise RuntimeError("IsaacGym could not open a viewer window (no display?); "
-                                   "drop option viewer and use camera capture for video")
-            self.gym.viewer_camera_look_at(viewer, self.envs[0], gymapi.Vec3(2.5, 2.5, 1.8),
-                                           gymapi.Vec3(0.0, 0.0, 0.3))
-            self.viewer = viewer
+
+    def _open_viewer(self) -> None:
+        viewer = self.gym.create_viewer(self.sim, gymapi.CameraProperties())
+        if viewer is None:
+            raise RuntimeError("IsaacGym could not open a viewer window (no display?); "
+                               "drop option viewer and use sim.capture for video")
+        self.gym.viewer_camera_look_at(viewer, self.envs[0], gymapi.Vec3(2.5, 2.5, 1.8),
+                                       gymapi.Vec3(0.0, 0.0, 0.3))
+        self.viewer = viewer
+        self.out["viewer_open"].fill_(1)
+
+    def _camera(self, env: int, width: int, height: int) -> int:
+        """The camera sensor of env ``env`` with this image size, created on first use
+        (also after ``prepare_sim``, as the peer seed's ``bind_renderer`` did)."""
+        key = (env, width, height)
+        if key not in self.cameras:
+            properties = gymapi.CameraProperties()
+            properties.width = width
+            properties.height = height
+            handle = self.gym.create_camera_sensor(self.envs[env], properties)
+            if handle == gymapi.INVALID_HANDLE:
+                raise RuntimeError("IsaacGym could not create a %dx%d camera in env %d"
+                                   % (width, height, env))
+            self.cameras[key] = handle
+        return self.cameras[key]
 
     def _acquire_tensors(self) -> None:
         gym, sim = self.gym, self.sim
@@ -184,6 +206,8 @@ class IsaacSim:
             "body_states": torch.zeros((n, self.nbody, 13), dtype=torch.float32,
                                        device=self.device),
         }
+        if self.options.viewer:  # 1 while the viewer window is open: the host's signal
+            self.out["viewer_open"] = torch.zeros(n, dtype=torch.uint8, device=self.device)
         self.refresh()
 
     def _variant_report(self, scenes: Sequence[Any], bodies: List[Any]) -> List[Dict[str, Any]]:
@@ -223,6 +247,7 @@ class IsaacSim:
                        "num_velocity_iterations": int(physx.num_velocity_iterations),
                        "contact_offset": float(physx.contact_offset),
                        "rest_offset": float(physx.rest_offset)},
+            "device": self.options.device, "graphics_device": self.graphics_device,
             "env_spacing": self.options.env_spacing,
             "num_envs": self.num_envs,
             "actors": int(self.gym.get_sim_actor_count(self.sim)),
@@ -250,6 +275,15 @@ class IsaacSim:
         if self.dofs is not None:
             self.dofs.view(self.num_envs, self.ndof, 2)[index] = dof
         self.pending.update(np.asarray(rows).tolist())
+
+    def write_body_states(self, rows: Any, states: np.ndarray) -> None:
+        """Body states (env frame) of ``rows`` until the next refresh after a simulate:
+        PhysX computes none before it (see ``isaacgym_kinematics``)."""
+        index = self.arrays.index(rows)
+        bodies = self.bodies.view(self.num_envs, self.nbody, 13)
+        states = self.arrays.float32(states)
+        states[:, :, 0:3] += self.body_origins[index]
+        bodies[index] = states
 
     def _flush_resets(self) -> None:
         """One call per indexed setter per step, over the union of the envs reset since."""
@@ -302,8 +336,11 @@ class IsaacSim:
         bodies = out["body_states"]
         bodies.copy_(self.bodies.view(n, self.nbody, 13))
         bodies[:, :, 0:3] -= self.body_origins
-        return {"qpos": out["qpos"], "qvel": out["qvel"], "body_states": bodies,
-                "contact_forces": self.contacts.view(n, self.nbody, 3)}
+        state = {"qpos": out["qpos"], "qvel": out["qvel"], "body_states": bodies,
+                 "contact_forces": self.contacts.view(n, self.nbody, 3)}
+        if "viewer_open" in out:
+            state["viewer_open"] = out["viewer_open"]
+        return state
 
     def body_position(self, env: int, body: int) -> np.ndarray:
         """Position of ``body`` of env ``env`` in the env's frame (a host copy: not for steps)."""
@@ -318,33 +355,34 @@ class IsaacSim:
         if self.gym.query_viewer_has_closed(viewer):
             self.gym.destroy_viewer(viewer)
             self.viewer = None
+            self.out["viewer_open"].fill_(0)
             return
         if self.gpu:
             self.gym.fetch_results(self.sim, True)
         self.gym.step_graphics(self.sim)
         self.gym.draw_viewer(viewer, self.sim, True)
 
-    def capture(self, env: int, target: np.ndarray) -> np.ndarray:
-        """One RGB frame of env ``env``'s camera, aimed at ``target`` (env frame)."""
-        camera = self.options.camera
-        if camera is None or env not in self.cameras:
-            raise ValueError("env %d has no camera; cameras were created for envs %s (option "
-                             "camera.envs)" % (env, sorted(self.cameras) or "none"))
+    def capture(self, env: int, width: int, height: int, target: np.ndarray) -> np.ndarray:
+        """One ``(height, width, 3)`` RGB frame of env ``env``, aimed at ``target`` (env
+        frame) from the option camera's distance, elevation and azimuth."""
+        camera: Dict[str, Any] = dict(self.options.camera or CAMERA_DEFAULTS)
+        handle = self._camera(env, width, height)
         elevation = np.radians(camera["elevation"])
         azimuth = np.radians(camera["azimuth"])
         eye = np.asarray(target, dtype=np.float64) + camera["distance"] * np.array([
             np.cos(elevation) * np.cos(azimuth), np.cos(elevation) * np.sin(azimuth),
             np.sin(elevation)])
-        self.gym.set_camera_location(self.cameras[env], self.envs[env],
+        self.gym.set_camera_location(handle, self.envs[env],
                                      gymapi.Vec3(*[float(v) for v in eye]),
                                      gymapi.Vec3(*[float(v) for v in target]))
         if self.gpu:
             self.gym.fetch_results(self.sim, True)
         self.gym.step_graphics(self.sim)
         self.gym.render_all_camera_sensors(self.sim)
-        image = np.asarray(self.gym.get_camera_image(self.sim, self.envs[env], self.cameras[env],
+        # RGBA rows of width * 4 bytes (IsaacGymEnvs reshapes it to (height, width, 4))
+        image = np.asarray(self.gym.get_camera_image(self.sim, self.envs[env], handle,
                                                      gymapi.IMAGE_COLOR), dtype=np.uint8)
-        return image.reshape(camera["height"], camera["width"], 4)[:, :, :3]
+        return image.reshape(height, width, 4)[:, :, :3]
 
     def close(self) -> None:
         if self.viewer is not None:

@@ -3,7 +3,7 @@
 Loading it from the INIT spec, resolving its keyframe, and the layout they report.
 """
 
-from engines.base import slot
+from unisim.protocol.schemas import physics_layout, slot
 
 
 def load_model(mujoco, source):
@@ -38,21 +38,13 @@ class Scene:
         """INIT's reply: sizes, names, control ranges and the ctrl/qpos/qvel slots."""
         mujoco, model = self.mujoco, self.model
         obj = mujoco.mjtObj
-        return {
-            "engine": engine,
-            "engine_version": version,
-            "stepper": stepper,
-            "num_envs": self.num_envs,
-            "nq": model.nq, "nv": model.nv, "nu": model.nu, "nbody": model.nbody,
-            "timestep": float(model.opt.timestep),
-            "joint_names": names(mujoco, model, obj.mjOBJ_JOINT, model.njnt),
-            "actuator_names": names(mujoco, model, obj.mjOBJ_ACTUATOR, model.nu),
-            "body_names": names(mujoco, model, obj.mjOBJ_BODY, model.nbody),
-            "keyframes": self.keyframes,
-            "ctrl_range": model.actuator_ctrlrange.tolist(),
-            "slots": [
-                slot("ctrl", dtype, [model.nu]),
-                slot("qpos", dtype, [model.nq]),
-                slot("qvel", dtype, [model.nv]),
-            ],
-        }
+        return physics_layout(
+            engine=engine, engine_version=version, stepper=stepper, num_envs=self.num_envs,
+            nq=model.nq, nv=model.nv, nu=model.nu, nbody=model.nbody,
+            timestep=model.opt.timestep,
+            joint_names=names(mujoco, model, obj.mjOBJ_JOINT, model.njnt),
+            actuator_names=names(mujoco, model, obj.mjOBJ_ACTUATOR, model.nu),
+            body_names=names(mujoco, model, obj.mjOBJ_BODY, model.nbody),
+            keyframes=self.keyframes, ctrl_range=model.actuator_ctrlrange.tolist(),
+            slots=[slot("ctrl", dtype, [model.nu]), slot("qpos", dtype, [model.nq]),
+                   slot("qvel", dtype, [model.nv])])

@@ -23,8 +23,8 @@ import os
 
 import numpy as np
 
-from engines.base import Engine, EngineFault
-from engines.mjmodel import Scene
+from .base import Engine, EngineFault
+from .mjmodel import Scene
 
 
 def initial_data(mujoco, mjx, jax, model, num_envs, device, key_id):
@@ -75,7 +75,7 @@ def jax_device(jax, request):
         raise ValueError("a GPU was requested but JAX here has no GPU backend (%s); install "
                          "jax with CUDA support in the worker's environment" % exc) from None
     if request.get("uuid") is not None:
-        from cuda_ipc import driver
+        from unisim.protocol.cuda_driver import driver
 
         ordinal = driver().ordinal_of(request["uuid"])
     else:
@@ -180,8 +180,6 @@ class MjxEngine(Engine):
         self.io.publish({"qpos": self.data.qpos, "qvel": self.data.qvel})
 
     def step(self, substeps):
-        if substeps < 1:
-            raise ValueError("substeps must be at least 1, got %d" % substeps)
         with self.io.guard():
             ctrl = self.io.read("ctrl")
             try:

@@ -8,6 +8,12 @@ The layout comes from the options (``nq``, ``nv``, ``nu``, ``*_names``, ``timest
 ``qpos0``) or, when the INIT names a ``model``, from that MJCF file read as XML (no
 MuJoCo needed): its joints, actuators, bodies, timestep and keyframes.
 
+Physics randomisation (engines/physics.py) is accepted for every quantity, with names
+checked against the layout's names (``geom_names`` from the options): the mock records
+what it was asked in two slots users' tests can read, ``mock_physics`` (each env's
+``physics`` row as last applied) and ``mock_physics_applied`` (applications per env), and
+adds pushes to ``qvel[:, :6]`` (its first nv entries when nv < 6).
+
 Faults are scripted by the host in the INIT options as a list of maps::
 
     {"command": "STEP", "call": 3, "action": "kill", ...}
@@ -26,7 +32,10 @@ import time
 
 import numpy as np
 
-from engines.base import Engine, EngineFault, slot
+from unisim.protocol.schemas import physics_layout, slot
+
+from . import physics
+from .base import Engine, EngineFault
 
 
 class ScriptedError(RuntimeError):
@@ -38,6 +47,9 @@ class ScriptedError(RuntimeError):
 
 
 class MockEngine(Engine):
+    physics_quantities = ("friction", "mass", "damping", "stiffness", "armature", "gain",
+                          "gravity", "push")
+
     def __init__(self):
         self.calls = {}
         self.faults = []
@@ -68,22 +80,40 @@ class MockEngine(Engine):
         if self.initial_qpos.shape != (nq,) or self.initial_qvel.shape != (nv,):
             raise ValueError("qpos0 must have %d values and qvel0 %d" % (nq, nv))
         options = layout
-        return {
-            "engine": "mock",
-            "engine_version": "1",
-            "stepper": "numpy",
-            "num_envs": self.num_envs,
-            "nq": nq, "nv": nv, "nu": nu,
-            "nbody": len(options.get("body_names", [])),
-            "timestep": self.dt,
-            "joint_names": list(options.get("joint_names", [])),
-            "actuator_names": list(options.get("actuator_names", [])),
-            "body_names": list(options.get("body_names", [])),
-            "keyframes": list(options.get("keyframes", [])),
-            "ctrl_range": [list(r) for r in options.get("ctrl_range", [[-1.0, 1.0]] * nu)],
-            "slots": [slot("ctrl", "<f8", [nu]), slot("qpos", "<f8", [nq]),
-                      slot("qvel", "<f8", [nv])],
-        }
+        spec = spec.get("physics")
+        if spec:
+            physics.resolve(spec, {
+                "geoms": list(options.get("geom_names", [])),
+                "bodies": list(options.get("body_names", [])),
+                "joints": list(options.get("joint_names", [])),
+                "actuators": list(options.get("actuator_names", []))})
+        return physics_layout(
+            engine="mock", engine_version="1", stepper="numpy", num_envs=self.num_envs,
+            nq=nq, nv=nv, nu=nu, nbody=len(options.get("body_names", [])), timestep=self.dt,
+            joint_names=options.get("joint_names", []),
+            actuator_names=options.get("actuator_names", []),
+            body_names=options.get("body_names", []), keyframes=options.get("keyframes", []),
+            ctrl_range=options.get("ctrl_range", [[-1.0, 1.0]] * nu),
+            slots=[slot("ctrl", "<f8", [nu]), slot("qpos", "<f8", [nq]),
+                   slot("qvel", "<f8", [nv]), *self._physics_slots(spec)])
+
+    @staticmethod
+    def _physics_slots(spec):
+        if not spec:
+            return []
+        return [*physics.slots(spec), slot("mock_physics", "<f8", [int(spec["columns"])]),
+                slot("mock_physics_applied", "<i8", [])]
+
+    def randomize(self, parameters, push, resetting=False):
+        self._fault("PHYSICS")
+        slots = self.slots
+        rows = slots["reset_mask"].astype(bool)
+        if parameters and "physics" in slots:
+            slots["mock_physics"][rows] = slots["physics"][rows]
+            slots["mock_physics_applied"][rows] += 1
+        if push:
+            width = min(physics.PUSH_WIDTH, self.nv)
+            slots["qvel"][rows, :width] += slots["push"][rows, :width]
 
     def attach(self, slots):
         self._fault("ATTACH")
@@ -121,7 +151,7 @@ class MockEngine(Engine):
 
 def _mjcf_layout(model, keyframe):
     """The mock layout of an MJCF file, read as XML."""
-    from engines.mjcf_scan import scan
+    from .mjcf_scan import scan
 
     scene = scan(model)
     qpos0, qvel0 = scene.initial_state(keyframe)

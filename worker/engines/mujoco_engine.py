@@ -2,21 +2,31 @@
 
 The stepping strategy is chosen once, from what the installed MuJoCo offers:
 ``mujoco.batch`` (MuJoCo 4: a C thread pool, bit-identical to a loop over MjData) or a
-loop over one ``MjData`` per env (MuJoCo 3.x, e.g. on Python 3.8).
+Python loop over every env's state in one scratch ``MjData`` (MuJoCo 3.x, e.g. on 3.8).
 """
 
+import copy
 import os
 
 import numpy as np
 
-from engines import rendering
-from engines.base import Engine, EngineFault, slot
-from engines.mjmodel import Scene
-from shm import ArenaCache
+from unisim.protocol.arena import ArenaCache
+from unisim.protocol.schemas import parse_capture_request, slot
+
+from . import mujoco_physics, physics, rendering
+from .base import Engine, EngineFault
+from .mjmodel import Scene
 
 
 class LoopStepper:
-    """One MjData per env, stepped in a Python loop (any MuJoCo 3.x; single-threaded)."""
+    """Every env in one scratch ``MjData``, stepped in a Python loop (any MuJoCo 3.x;
+    single-threaded), as ``mujoco.batch`` does in C.
+
+    Each env's integration state (``mjSTATE_INTEGRATION``: everything ``mj_step`` reads,
+    warm start included) is a row of ``states``, loaded into the scratch data, stepped and
+    stored back: bit-identical to one MjData per env, but a step touches a few KB per env
+    instead of a whole MjData (about 0.5 MB each for an ant under MuJoCo 3.2).
+    """
 
     name = "loop"
 
@@ -24,59 +34,81 @@ class LoopStepper:
         self.mujoco = mujoco
         self.model = model
         self.keyframe = keyframe
-        self.datas = [mujoco.MjData(model) for _ in range(num_envs)]
-        # Each MjData's warning table (mjWarningStat: lastinfo, number) as contiguous
-        # bytes: one bytes comparison per env (~0.4 us) tells whether a step warned.
-        self.tables = [warning_table(d) for d in self.datas]
-        self.counters = [memoryview(table).cast("B") for table in self.tables]
-        self.clean = bytes(len(self.counters[0])) if self.counters else b""
+        self.spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        self.data = mujoco.MjData(model)
+        self.states = np.zeros((num_envs, mujoco.mj_stateSize(model, self.spec)))
+        # The state vector starts with time, qpos, qvel (mjtState's order).
+        self.qpos = self.states[:, 1:1 + model.nq]
+        self.qvel = self.states[:, 1 + model.nq:1 + model.nq + model.nv]
+        # The scratch data's warning table (mjWarningStat: lastinfo, number) as contiguous
+        # bytes: one bytes comparison per env step (~0.4 us) tells whether it warned.
+        self.table = warning_table(self.data)
+        self.counter = memoryview(self.table).cast("B")
+        self.clean = bytes(len(self.counter))
+        self.raised = np.zeros(num_envs, dtype=np.uint8)  # warning bits since warnings()
+        self.models = [model] * num_envs  # one copy each once physics is randomised
         self.reset_rows(range(num_envs), None, None)
 
+    def own_models(self):
+        """Give every env its own ``MjModel`` copy, for per-env physics parameters."""
+        self.models = [copy.copy(self.model) for _ in self.models]
+
     def step(self, ctrl, substeps, qpos, qvel):
-        mj_step = self.mujoco.mj_step
-        model = self.model
-        for i, data in enumerate(self.datas):
-            data.ctrl[:] = ctrl[i]
+        mujoco, data, spec = self.mujoco, self.data, self.spec
+        set_state, get_state, mj_step = mujoco.mj_setState, mujoco.mj_getState, mujoco.mj_step
+        own_ctrl, counter, clean = data.ctrl, self.counter, self.clean
+        for i, (model, state, ctrl_row) in enumerate(zip(self.models, self.states, ctrl)):
+            set_state(model, data, state, spec)
+            own_ctrl[:] = ctrl_row
             mj_step(model, data, substeps)
-            qpos[i] = data.qpos
-            qvel[i] = data.qvel
+            get_state(model, data, state, spec)
+            if counter != clean:
+                self._collect_warnings(i)
+        qpos[:] = self.qpos
+        qvel[:] = self.qvel
+
+    def _collect_warnings(self, i):
+        self.raised[i] |= warning_bits(self.table[:, 1])
+        self.table[:] = 0
 
     def warnings(self, out):
-        """Write each env's warnings since the last call as a bitmask; clear the counters."""
-        out[:] = 0
-        clean = self.clean
-        for i, counts in enumerate(self.counters):
-            if counts != clean:
-                table = self.tables[i]
-                out[i] = warning_bits(table[:, 1])
-                table[:] = 0
+        """Write each env's warnings since the last call as a bitmask; clear them."""
+        out[:] = self.raised
+        self.raised[:] = 0
 
     def reset_rows(self, ids, qpos, qvel):
-        mujoco = self.mujoco
+        mujoco, data = self.mujoco, self.data
         for i in ids:
-            data = self.datas[i]
+            model = self.models[i]
             if self.keyframe is None:
-                mujoco.mj_resetData(self.model, data)
+                mujoco.mj_resetData(model, data)
             else:
-                mujoco.mj_resetDataKeyframe(self.model, data, self.keyframe)
+                mujoco.mj_resetDataKeyframe(model, data, self.keyframe)
             if qpos is not None:
                 data.qpos[:] = qpos[i]
             if qvel is not None:
                 data.qvel[:] = qvel[i]
-            mujoco.mj_forward(self.model, data)
+            self.raised[i] = 0  # a reset clears an env's warnings, as mj_resetData does
+            mujoco.mj_forward(model, data)
+            if self.counter != self.clean:
+                self._collect_warnings(i)
+            self.store(i)
+
+    def load(self, i):
+        """The scratch ``MjData``, holding env ``i``'s state (``store(i)`` keeps changes)."""
+        self.mujoco.mj_setState(self.models[i], self.data, self.states[i], self.spec)
+        return self.data
+
+    def store(self, i):
+        self.mujoco.mj_getState(self.models[i], self.data, self.states[i], self.spec)
 
     def publish(self, ids, qpos, qvel):
-        for i in ids:
-            qpos[i] = self.datas[i].qpos
-            qvel[i] = self.datas[i].qvel
+        qpos[ids] = self.qpos[ids]
+        qvel[ids] = self.qvel[ids]
 
     def get_data(self, i, out):
-        """Copy env ``i``'s state (qpos, qvel, act, mocap, ...) into the MjData ``out``."""
-        mujoco = self.mujoco
-        spec = mujoco.mjtState.mjSTATE_INTEGRATION
-        state = np.empty(mujoco.mj_stateSize(self.model, spec))
-        mujoco.mj_getState(self.model, self.datas[i], state, spec)
-        mujoco.mj_setState(self.model, out, state, spec)
+        """Load env ``i``'s state (qpos, qvel, act, mocap, ...) into the MjData ``out``."""
+        self.mujoco.mj_setState(self.model, out, self.states[i], self.spec)
 
 
 class BatchStepper:
@@ -129,6 +161,8 @@ class BatchStepper:
 
 
 class MujocoEngine(Engine):
+    physics_quantities = mujoco_physics.QUANTITIES
+
     def __init__(self):
         self.slots = {}
         self.stepper = None
@@ -150,7 +184,31 @@ class MujocoEngine(Engine):
         # Per-env MuJoCo warnings of the last step (bit k: mjtWarning k), named for the host.
         layout["slots"].append(slot("warnings", "|u1", []))
         layout["report"] = {"warnings": warning_names(mujoco)}
+        self.physics = self.physics_applier(spec.get("physics"))
+        layout["slots"] += physics.slots(spec.get("physics"))
         return layout
+
+    # -- physics randomisation (engines/mujoco_physics.py) -----------------------------
+
+    def physics_applier(self, spec):
+        """What applies ``spec``'s draws to this engine's simulations (None: no spec)."""
+        if not spec:
+            return None
+        plan = mujoco_physics.MujocoPhysics(self.mujoco, self.model, spec)
+        stepper = self.stepper
+        if isinstance(stepper, BatchStepper):
+            return mujoco_physics.BatchPhysics(plan, stepper.batch, stepper.qvel)
+        stepper.own_models()
+        return mujoco_physics.LoopPhysics(self.mujoco, plan, stepper)
+
+    def randomize(self, parameters, push, resetting=False):
+        slots = self.slots
+        ids = np.flatnonzero(slots["reset_mask"])
+        if parameters and "physics" in slots:
+            self.physics.apply(ids, slots["physics"], keep_state=not resetting)
+        if push:
+            self.physics.push(ids, slots["push"])
+            self.stepper.publish(ids, slots["qpos"], slots["qvel"])
 
     def attach(self, slots):
         self.slots = slots
@@ -158,8 +216,6 @@ class MujocoEngine(Engine):
         self.stepper.publish(everything, slots["qpos"], slots["qvel"])
 
     def step(self, substeps):
-        if substeps < 1:
-            raise ValueError("substeps must be at least 1, got %d" % substeps)
         slots = self.slots
         try:
             self.stepper.step(slots["ctrl"], substeps, slots["qpos"], slots["qvel"])
@@ -180,8 +236,9 @@ class MujocoEngine(Engine):
 
         The env's state is copied into a scratch MjData and run through ``mj_forward``, so
         the frame is the one an in-process renderer draws for that qpos (and mocap)."""
+        request = parse_capture_request(request)
         num_envs = self.slots["qpos"].shape[0]
-        env = int(request["env_id"])
+        env = request["env_id"]
         if not 0 <= env < num_envs:
             raise ValueError("env_id must lie in [0, %d), got %d" % (num_envs, env))
         camera = rendering.camera_id(self.mujoco, self.model, request.get("camera"))

@@ -8,14 +8,16 @@ renders each row's state (or a physics backend's qpos rows, from an arena declar
 request) from a camera into those rows. Several workers share the arena, each its rows.
 """
 
-from engines import rendering
-from engines.base import Engine, slot
-from engines.mjmodel import load_model
-from engines.randomizer import Randomizer
-from shm import ArenaCache
+from unisim.protocol.arena import ArenaCache
+from unisim.protocol.schemas import parse_render_request, render_layout, slot
+
+from . import rendering
+from .base import Renderer
+from .mjmodel import load_model
+from .randomizer import Randomizer
 
 
-class RenderEngine(Engine):
+class RenderEngine(Renderer):
     def __init__(self):
         self.slots = {}
         self.frames = None
@@ -35,28 +37,15 @@ class RenderEngine(Engine):
             self.randomizer = Randomizer(mujoco, model, options["randomizer"])
         cameras = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_CAMERA, i) or ""
                    for i in range(model.ncam)]
-        return {
-            "engine": "render",
-            "engine_version": mujoco.__version__,
-            "nq": model.nq,
-            "nmocap": model.nmocap,
-            "cameras": cameras,
-            "qpos0": model.qpos0.copy(),
-            "mocap_pos0": self.mocap0[0],
-            "mocap_quat0": self.mocap0[1],
-            "slots": [slot("qpos", "<f8", [model.nq]),
-                      slot("mocap_pos", "<f8", [model.nmocap, 3]),
-                      slot("mocap_quat", "<f8", [model.nmocap, 4])],
-        }
+        return render_layout(
+            engine_version=mujoco.__version__, nq=model.nq, nmocap=model.nmocap,
+            cameras=cameras, qpos0=model.qpos0.copy(), mocap_pos0=self.mocap0[0],
+            mocap_quat0=self.mocap0[1],
+            slots=[slot("qpos", "<f8", [model.nq]), slot("mocap_pos", "<f8", [model.nmocap, 3]),
+                   slot("mocap_quat", "<f8", [model.nmocap, 4])])
 
     def attach(self, slots):
         self.slots = slots
-
-    def step(self, substeps):
-        raise NotImplementedError("the render engine does not simulate; use a physics backend")
-
-    def reset(self, use_qpos, use_qvel):
-        raise NotImplementedError("the render engine does not simulate; use a physics backend")
 
     def render(self, request):
         """Render rows ``[start, stop)`` into the image slots' rows of the same numbers.
@@ -65,8 +54,9 @@ class RenderEngine(Engine):
         ``source`` (a physics backend's arena), row r's qpos is its qpos row r and mocap
         bodies keep their model positions.
         """
+        request = parse_render_request(request)
         mujoco, model, data = self.mujoco, self.model, self.data
-        start, stop = [int(v) for v in request["rows"]]
+        start, stop = request["rows"]
         width, height = int(request["width"]), int(request["height"])
         camera = rendering.camera_id(mujoco, model, request.get("camera"))
         depth_slot = self.slots["depth"] if request.get("depth") else None

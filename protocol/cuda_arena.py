@@ -1,16 +1,10 @@
-"""CUDA IPC through the driver API with ctypes: one device arena shared by two processes.
+"""Device arenas shared by CUDA IPC: their declaration, regions, and the worker's mapping.
 
-Host and worker may run different frameworks (another torch, or JAX), so nothing here goes
-through a framework's own IPC, whose pickles depend on its version. The host allocates
-plain device memory (``cuMemAlloc``) and exports raw 64-byte IPC handles for it and for
-two interprocess events; the worker opens them. Ordering needs no CPU synchronisation:
-the host records ``ctrl_ready`` on its stream after writing inputs, the worker's streams
-wait on it, the worker copies its outputs into the arena and records ``state_ready``, and
-the host's stream waits on that.
-
-This one module binds the driver for both sides (the host imports it as
-``unisim.worker.cuda_ipc``, the worker as ``cuda_ipc``). Python 3.8, stdlib and numpy;
-libcuda is loaded on first use, so importing this on a machine without a GPU costs nothing.
+The host allocates one arena of device memory and declares it (the ``cuda`` entry of
+ATTACH: device UUID, memory and event handles, slots at ``ALIGN``-aligned offsets); the
+worker opens it as a ``DeviceMapping``. A ``DeviceRegion`` is a view of part of an arena
+that any framework can take (``__cuda_array_interface__``, ``__dlpack__``). Python 3.8,
+stdlib, numpy and ``cuda_driver``.
 """
 
 import ctypes
@@ -18,238 +12,11 @@ import sys
 
 import numpy as np
 
-LIBRARY = "libcuda.so.1"
-HANDLE_BYTES = 64  # CUipcMemHandle and CUipcEventHandle
-UUID_BYTES = 16
-ALIGN = 256  # every region starts on this many bytes (XLA and cuBLAS want >= 64)
-EVENT_DISABLE_TIMING = 0x2
-EVENT_INTERPROCESS = 0x4
-IPC_LAZY_ENABLE_PEER_ACCESS = 0x1
-STREAM_NON_BLOCKING = 0x1
+from .cuda_driver import ALIGN, UUID_BYTES, decode_handle, describe_value, driver
+
 DLPACK_CUDA = 2  # DLDeviceType kDLCUDA
 _DLPACK_NAME = b"dltensor"
 _DLPACK_CODES = {"i": 0, "u": 1, "f": 2, "b": 6}  # numpy kind -> DLDataTypeCode
-
-
-class CudaError(RuntimeError):
-    """A CUDA driver call failed; the message names the call and the driver's error."""
-
-
-class CudaUnavailable(CudaError):
-    """This process has no usable NVIDIA driver or GPU."""
-
-
-class IpcHandle(ctypes.Structure):
-    _fields_ = [("reserved", ctypes.c_ubyte * HANDLE_BYTES)]
-
-
-class _Uuid(ctypes.Structure):
-    _fields_ = [("bytes", ctypes.c_ubyte * UUID_BYTES)]
-
-
-_int, _uint, _ptr, _size = ctypes.c_int, ctypes.c_uint, ctypes.c_void_p, ctypes.c_size_t
-_devptr = ctypes.c_uint64
-_out = ctypes.POINTER
-_SIGNATURES = {
-    "cuInit": (_uint,),
-    "cuGetErrorName": (_int, _out(ctypes.c_char_p)),
-    "cuDeviceGetCount": (_out(_int),),
-    "cuDeviceGet": (_out(_int), _int),
-    "cuDeviceGetUuid": (_out(_Uuid), _int),
-    "cuDevicePrimaryCtxRetain": (_out(_ptr), _int),
-    "cuDevicePrimaryCtxRelease": (_int,),
-    "cuCtxSetCurrent": (_ptr,),
-    "cuMemAlloc": (_out(_devptr), _size),
-    "cuMemFree": (_devptr,),
-    "cuMemsetD8": (_devptr, ctypes.c_ubyte, _size),
-    "cuMemcpyDtoDAsync": (_devptr, _devptr, _size, _ptr),
-    "cuIpcGetMemHandle": (_out(IpcHandle), _devptr),
-    "cuIpcOpenMemHandle": (_out(_devptr), IpcHandle, _uint),
-    "cuIpcCloseMemHandle": (_devptr,),
-    "cuEventCreate": (_out(_ptr), _uint),
-    "cuEventDestroy": (_ptr,),
-    "cuEventRecord": (_ptr, _ptr),
-    "cuEventSynchronize": (_ptr,),
-    "cuIpcGetEventHandle": (_out(IpcHandle), _ptr),
-    "cuIpcOpenEventHandle": (_out(_ptr), IpcHandle),
-    "cuStreamCreate": (_out(_ptr), _uint),
-    "cuStreamDestroy": (_ptr,),
-    "cuStreamWaitEvent": (_ptr, _ptr, _uint),
-    "cuStreamSynchronize": (_ptr,),
-}
-
-
-class Driver:
-    """The few libcuda calls unisim needs, each raising ``CudaError`` on failure."""
-
-    def __init__(self, lib):
-        self._fns = {}
-        for name, argtypes in _SIGNATURES.items():
-            # cuda.h maps many names to a ``_v2`` symbol; the plain one is the old ABI.
-            fn = getattr(lib, name + "_v2", None) or getattr(lib, name)
-            fn.argtypes = argtypes
-            fn.restype = ctypes.c_int
-            self._fns[name] = fn
-
-    def call(self, name, *args):
-        code = self._fns[name](*args)
-        if code != 0:
-            raise CudaError("%s failed with %s" % (name, self.error_name(code)))
-
-    def error_name(self, code):
-        text = ctypes.c_char_p()
-        if self._fns["cuGetErrorName"](code, ctypes.byref(text)) != 0 or not text.value:
-            return "CUDA error %d" % code
-        return "%s (%d)" % (text.value.decode(), code)
-
-    # -- devices and contexts ------------------------------------------------------------
-
-    def device_count(self):
-        count = ctypes.c_int()
-        self.call("cuDeviceGetCount", ctypes.byref(count))
-        return count.value
-
-    def device_uuid(self, ordinal):
-        device = ctypes.c_int()
-        self.call("cuDeviceGet", ctypes.byref(device), ordinal)
-        uuid = _Uuid()
-        self.call("cuDeviceGetUuid", ctypes.byref(uuid), device.value)
-        return bytes(uuid)
-
-    def ordinal_of(self, uuid):
-        """This process's ordinal of the GPU with ``uuid`` (its numbering may differ)."""
-        seen = [self.device_uuid(i) for i in range(self.device_count())]
-        if uuid not in seen:
-            raise CudaError(
-                "no GPU visible to this process has UUID %s (visible: %s); host and worker "
-                "must share one GPU, check CUDA_VISIBLE_DEVICES on both sides"
-                % (format_uuid(uuid), ", ".join(format_uuid(u) for u in seen) or "none"))
-        return seen.index(uuid)
-
-    def retain_context(self, ordinal):
-        """Retain the device's primary context (the one torch and JAX use); make it current."""
-        device = ctypes.c_int()
-        self.call("cuDeviceGet", ctypes.byref(device), ordinal)
-        context = ctypes.c_void_p()
-        self.call("cuDevicePrimaryCtxRetain", ctypes.byref(context), device.value)
-        self.call("cuCtxSetCurrent", context)
-        return context.value
-
-    def release_context(self, ordinal):
-        device = ctypes.c_int()
-        self.call("cuDeviceGet", ctypes.byref(device), ordinal)
-        self.call("cuDevicePrimaryCtxRelease", device.value)
-
-    def set_current(self, context):
-        self.call("cuCtxSetCurrent", context)
-
-    # -- memory ------------------------------------------------------------------------
-
-    def mem_alloc(self, size):
-        pointer = _devptr()
-        self.call("cuMemAlloc", ctypes.byref(pointer), size)
-        return pointer.value
-
-    def mem_free(self, pointer):
-        self.call("cuMemFree", pointer)
-
-    def memset(self, pointer, value, size):
-        self.call("cuMemsetD8", pointer, value, size)
-
-    def copy_async(self, destination, source, size, stream):
-        self.call("cuMemcpyDtoDAsync", destination, source, size, stream)
-
-    def export_memory(self, pointer):
-        handle = IpcHandle()
-        self.call("cuIpcGetMemHandle", ctypes.byref(handle), pointer)
-        return bytes(handle)
-
-    def open_memory(self, handle):
-        pointer = _devptr()
-        self.call("cuIpcOpenMemHandle", ctypes.byref(pointer), decode_handle(handle),
-                  IPC_LAZY_ENABLE_PEER_ACCESS)
-        return pointer.value
-
-    def close_memory(self, pointer):
-        self.call("cuIpcCloseMemHandle", pointer)
-
-    # -- events and streams ------------------------------------------------------------
-
-    def create_ipc_event(self):
-        event = ctypes.c_void_p()
-        self.call("cuEventCreate", ctypes.byref(event), EVENT_INTERPROCESS | EVENT_DISABLE_TIMING)
-        return event.value
-
-    def export_event(self, event):
-        handle = IpcHandle()
-        self.call("cuIpcGetEventHandle", ctypes.byref(handle), event)
-        return bytes(handle)
-
-    def open_event(self, handle):
-        event = ctypes.c_void_p()
-        self.call("cuIpcOpenEventHandle", ctypes.byref(event), decode_handle(handle))
-        return event.value
-
-    def destroy_event(self, event):
-        self.call("cuEventDestroy", event)
-
-    def record(self, event, stream):
-        self.call("cuEventRecord", event, stream)
-
-    def wait(self, stream, event):
-        self.call("cuStreamWaitEvent", stream, event, 0)
-
-    def wait_on_cpu(self, event):
-        self.call("cuEventSynchronize", event)
-
-    def create_stream(self):
-        stream = ctypes.c_void_p()
-        self.call("cuStreamCreate", ctypes.byref(stream), STREAM_NON_BLOCKING)
-        return stream.value
-
-    def destroy_stream(self, stream):
-        self.call("cuStreamDestroy", stream)
-
-    def synchronize(self, stream):
-        self.call("cuStreamSynchronize", stream)
-
-
-_driver = None
-
-
-def driver():
-    """The process's ``Driver``, loaded and initialised on first use."""
-    global _driver
-    if _driver is None:
-        try:
-            lib = ctypes.CDLL(LIBRARY)
-        except OSError as exc:
-            raise CudaUnavailable(
-                "the NVIDIA driver library %s cannot be loaded (%s): this machine has no "
-                "NVIDIA driver, or no GPU is passed through to it" % (LIBRARY, exc)) from None
-        loaded = Driver(lib)
-        try:
-            loaded.call("cuInit", 0)
-        except CudaError as exc:
-            raise CudaUnavailable("the NVIDIA driver found no usable GPU: %s" % exc) from None
-        _driver = loaded
-    return _driver
-
-
-# -- the wire form of an arena ------------------------------------------------------------
-
-
-def decode_handle(handle):
-    """A 64-byte IPC handle from its wire form (msgpack bytes)."""
-    if not isinstance(handle, (bytes, bytearray)) or len(handle) != HANDLE_BYTES:
-        raise ValueError("a CUDA IPC handle is %d bytes, got %r"
-                         % (HANDLE_BYTES, _describe(handle)))
-    return IpcHandle.from_buffer_copy(bytes(handle))
-
-
-def format_uuid(uuid):
-    text = bytes(uuid).hex()
-    return "GPU-%s-%s-%s-%s-%s" % (text[:8], text[8:12], text[12:16], text[16:20], text[20:])
 
 
 def check_declaration(declaration):
@@ -259,7 +26,8 @@ def check_declaration(declaration):
             raise ValueError("the CUDA arena declaration lacks %r" % key)
     uuid = declaration["device_uuid"]
     if not isinstance(uuid, bytes) or len(uuid) != UUID_BYTES:
-        raise ValueError("device_uuid must be %d bytes, got %r" % (UUID_BYTES, _describe(uuid)))
+        raise ValueError("device_uuid must be %d bytes, got %r"
+                         % (UUID_BYTES, describe_value(uuid)))
     decode_handle(declaration["memory"])
     for name in ("ctrl_ready", "state_ready"):
         decode_handle(declaration["events"].get(name))
@@ -272,12 +40,6 @@ def check_declaration(declaration):
             raise ValueError("slot %s (offset %d, %d bytes) is not an aligned part of the %d-byte "
                              "arena" % (slot["name"], offset, nbytes, size))
     return declaration
-
-
-def _describe(value):
-    if isinstance(value, (bytes, bytearray)):
-        return "%d bytes" % len(value)
-    return type(value).__name__
 
 
 # -- regions: views of device memory for any framework -----------------------------------

@@ -1,0 +1,146 @@
+"""The life of a group of workers and the arena they share, for ``Backend`` and
+``RenderPool`` alike: spawn → handshake → INIT → arena → ATTACH → unlink, restart, close.
+
+``Workers`` is the one owner of both. It is kept apart from its user so that a finalizer
+can release it: workers come and go (``stop``, then ``spawn``: a restart), the arena
+stays until ``close``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import unisim.protocol as protocol
+
+from .errors import ProtocolError, RemoteError, SetupError, UnisimError, WorkerDied
+from .pool import Member, WorkerPool
+from .progress import ProgressBar
+from .slots import Arena
+
+Command = protocol.Command
+SHUTDOWN_TIMEOUT = 5.0  # seconds a worker gets to exit after SHUTDOWN before it is killed
+Payload = Callable[[Member], dict[str, Any]]
+
+
+class Workers:
+    def __init__(self, python: str, engine: str) -> None:
+        self.python = python
+        self.engine = engine
+        self.pool: WorkerPool | None = None
+        self.arena: Arena | None = None
+
+    def spawn(self, rows: Sequence[range], envs: Sequence[dict[str, str]],
+              timeout: float) -> dict[str, Any]:
+        """Start one worker per row range and read their HELLOs; the first one's."""
+        self.pool = WorkerPool(self.python, rows, envs)
+        return handshake(self.pool, self.python, self.engine, timeout)
+
+    def grow(self, rows: Sequence[range], envs: Sequence[dict[str, str]],
+             timeout: float) -> None:
+        """Give the first worker ``rows[0]`` and start one more worker per other range."""
+        pool = self.live()
+        pool.members[0].rows = rows[0]
+        handshake(pool, self.python, self.engine, timeout, pool.extend(rows[1:], envs))
+
+    def init(self, spec: Payload, timeout: float, progress: bool) -> list[dict[str, Any]]:
+        """INIT every worker (with a progress bar); an engine whose SDK the interpreter
+        lacks is a ``SetupError`` naming what to install."""
+        bar = ProgressBar(f"{self.engine} init", enabled=progress)
+        try:
+            return self.live().call(Command.INIT, spec, timeout, bar.update)
+        except RemoteError as exc:
+            if exc.exc_type != "ModuleNotFoundError":
+                raise
+            found = re.search(r"No module named '([^'.]+)", exc.remote_message)
+            module = found.group(1) if found else "the missing module"
+            raise SetupError(
+                f"the {self.engine} engine cannot start on {self.python}: "
+                f"{exc.remote_message}",
+                hint=f"install {module} into that interpreter (for a PyPI package: "
+                     f"{self.python} -m pip install {module}), or pass python= one that "
+                     "has it") from exc
+        finally:
+            bar.close()
+
+    def attach(self, payload: Payload, timeout: float) -> None:
+        """ATTACH every worker to the arena, then unlink its name: from now on only the
+        mappings (and this process's descriptor) keep it."""
+        if self.arena is None:
+            raise SetupError("ATTACH before the arena exists", hint="a bug in unisim")
+        try:
+            self.live().call(Command.ATTACH, payload, timeout)
+        finally:
+            self.arena.unlink()
+
+    def live(self) -> WorkerPool:
+        """The running pool."""
+        if self.pool is None:
+            raise SetupError("no workers: spawn() first", hint="a bug in unisim")
+        return self.pool
+
+    def close(self) -> None:
+        """Stop the workers and free the arena. Never raises."""
+        try:
+            self.stop()
+        finally:
+            if self.arena is not None:
+                self.arena.close()
+                self.arena = None
+
+    def stop(self) -> None:
+        """Stop the workers politely (SHUTDOWN to all, then every reply), then firmly."""
+        if self.pool is None:
+            return
+        pool, self.pool = self.pool, None
+        members = pool.members
+        try:
+            told = []
+            for member in members:
+                if member.channel.dead is None and member.process.alive():
+                    try:
+                        pool.send(member, Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
+                        told.append(member)
+                    except (UnisimError, OSError):
+                        pass
+            for member in told:
+                try:
+                    member.channel.wait()
+                except (UnisimError, OSError):
+                    pass
+            for member in members:
+                member.process.close_pipes()
+                member.process.reap(grace=SHUTDOWN_TIMEOUT)
+        finally:
+            for member in members:
+                member.channel.close()
+
+
+def handshake(pool: WorkerPool, python: str, engine: str, timeout: float,
+              members: Sequence[Member] | None = None) -> dict[str, Any]:
+    """Read the HELLO of ``members`` (default: all); check they speak our protocol and host
+    ``engine``."""
+    members = pool.members if members is None else members
+    try:
+        hello = pool.hello(timeout, members)[0]
+    except (WorkerDied, ProtocolError) as exc:
+        said = ""
+        if isinstance(exc, ProtocolError):  # it printed something: show that, and stderr
+            process = members[0].process
+            process.reap(grace=0.0)  # killed already; reaped, its stderr can be read to EOF
+            tail = process.stderr_tail()
+            said = f"\n--- its stderr ---\n{tail}" if tail else ""
+        raise SetupError(
+            f"the worker on {python} did not speak the unisim protocol: {exc}{said}",
+            hint=f"check that {python} is Python >= 3.8 with numpy and msgpack "
+                 f"installed ({python} -m pip install numpy msgpack) and the engine's "
+                 f"SDK") from exc
+    if hello.get("protocol") != protocol.VERSION:
+        raise SetupError(
+            f"worker speaks protocol version {hello.get('protocol')}, host speaks "
+            f"{protocol.VERSION}", hint="install the same unisim version on both sides")
+    if engine not in hello.get("engines", []):
+        raise SetupError(f"worker has no engine {engine!r}",
+                         hint=f"choose one of {hello.get('engines')}")
+    return hello

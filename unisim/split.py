@@ -1,0 +1,94 @@
+"""How a backend's envs are split: how many workers, and how many threads each.
+
+Decided once, in ``choose``, from what the worker's engine can do (its HELLO says whether
+it steps on threads of its own, e.g. MuJoCo >= 4's ``mujoco.batch``, or on one thread,
+e.g. MuJoCo 3.x on Python 3.8), the machine's cores, and the user's ``workers=`` and
+``threads=``. Measured on a 16-core machine (docs/benchmarks.md, "The split"): an engine
+with threads of its own is fastest as one process with every core; a single-threaded one
+as one process per core.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Below this many envs per worker, one more process costs more (a wake-up and a straggler
+# to wait for on every step) than it brings.
+MIN_ROWS_PER_WORKER = 64
+
+Capabilities = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Split:
+    """``workers`` processes with ``threads`` stepping threads each, and why."""
+
+    workers: int
+    threads: int
+    reason: str
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity mask, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _isaacgym(caps: Capabilities, options: Mapping[str, Any]) -> Capabilities:
+    """IsaacGym's GPU pipeline (its default) is one simulation per GPU; so is a sim with a
+    viewer on either pipeline (one window, not one per worker)."""
+    one = options.get("pipeline", "gpu") == "gpu" or options.get("viewer") is True
+    return {**caps, "per_device": one}
+
+
+# Engine hooks: what the engine's options change in its capabilities (the worker reports
+# the rest in its HELLO, before any option is seen).
+ENGINE_HOOKS: dict[str, Callable[[Capabilities, Mapping[str, Any]], Capabilities]] = {
+    "isaacgym": _isaacgym,
+}
+
+
+def capabilities(hello: Mapping[str, Any], engine: str,
+                 options: Mapping[str, Any]) -> Capabilities:
+    """``engine``'s capabilities from a worker's HELLO, adjusted by the engine's options."""
+    caps = dict(hello.get("capabilities", {}).get(engine, {}))
+    hook = ENGINE_HOOKS.get(engine)
+    return hook(caps, options) if hook else caps
+
+
+def choose(caps: Mapping[str, Any], num_envs: int, *, workers: int | None = None,
+           threads: int | None = None, one_device: bool = False,
+           cpus: int | None = None) -> Split:
+    """The split for ``num_envs`` envs of an engine with capabilities ``caps``.
+
+    ``one_device``: the slots live on one GPU (or a GPU was named), so one worker.
+    ``workers`` and ``threads`` override the choice; ``cpus`` defaults to ``cores()``.
+    """
+    for name, value in (("workers", workers), ("threads", threads)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise ValueError(f"{name} must be a positive int or None, got {value!r}")
+    cpus = cpus or cores()
+    threaded = bool(caps.get("threaded"))
+    if workers is not None:
+        if workers > num_envs:
+            raise ValueError(f"workers must lie in [1, num_envs={num_envs}], got {workers}")
+        return Split(workers, threads or (max(1, cpus // workers) if threaded else 1),
+                     f"workers={workers} asked for")
+    if one_device or caps.get("per_device"):
+        return Split(1, threads or cpus, "one worker per GPU: the state lives on the device")
+    if threaded:
+        count = 1 if threads is None else max(1, min(num_envs, cpus // threads))
+        return Split(count, threads or cpus,
+                     f"{caps.get('engine', 'the engine')} steps on threads of its own: "
+                     f"{'one worker with every core' if threads is None else 'cores / threads'}")
+    count = max(1, min(cpus, math.ceil(num_envs / MIN_ROWS_PER_WORKER)))
+    return Split(count, threads or 1,
+                 f"{caps.get('engine', 'the engine')} steps on one thread: one worker per "
+                 f"core, at least {MIN_ROWS_PER_WORKER} envs each")

@@ -1,0 +1,131 @@
+"""Gym: camera sensors and the viewer. Both need a graphics device (create_sim's
+``graphics_device`` >= 0); IsaacGymEnvs passes -1 for headless training without cameras."""
+
+import os
+
+import numpy as np
+
+from ._enums import ImageType
+from ._render import Camera, ViewerState
+from ._sim import FakeError
+from ._types import Transform, Vec3, Viewer
+
+VIEWER_CLOSES_ENV = "ISAACGYM_FAKE_VIEWER_CLOSES_AFTER"
+
+
+def _graphics(state, call):
+    if state.graphics_device < 0:
+        raise FakeError("%s needs a graphics device, and this sim was created with "
+                        "graphics_device=-1 (no rendering): pass a GPU index as create_sim's "
+                        "graphics_device" % call)
+
+
+class GraphicsMixin:
+    # -- cameras ----------------------------------------------------------------------
+
+    def create_camera_sensor(self, arg0, arg1):
+        _graphics(arg0.sim, "create_camera_sensor")
+        camera = Camera(arg0, arg1)
+        arg0.cameras.append(camera)
+        arg0.sim.cameras.append(camera)
+        return len(arg0.cameras) - 1
+
+    def _camera(self, env, handle, call):
+        _graphics(env.sim, call)
+        if not 0 <= int(handle) < len(env.cameras) or env.cameras[int(handle)] is None:
+            raise FakeError("%s: camera handle %r is not a camera of env %d" % (
+                call, handle, env.index))
+        return env.cameras[int(handle)]
+
+    def set_camera_location(self, arg0, arg1, arg2, arg3):
+        camera = self._camera(arg1, arg0, "set_camera_location")
+        camera.eye = np.array([arg2.x, arg2.y, arg2.z])  # env frame (docstring)
+        camera.target = np.array([arg3.x, arg3.y, arg3.z])
+
+    def set_camera_transform(self, arg0, arg1, arg2):
+        camera = self._camera(arg1, arg0, "set_camera_transform")
+        camera.eye = np.array([arg2.p.x, arg2.p.y, arg2.p.z])
+        forward = arg2.r.rotate(Vec3(1.0, 0.0, 0.0))  # the SDK's cameras look along +x
+        camera.target = camera.eye + np.array([forward.x, forward.y, forward.z])
+
+    def get_camera_transform(self, arg0, arg1, arg2):
+        camera = self._camera(arg1, arg2, "get_camera_transform")
+        return Transform(Vec3(*camera.eye.tolist()))
+
+    def step_graphics(self, arg0):
+        _graphics(arg0._state, "step_graphics")
+        for actor in arg0._state.actors:
+            actor.step_graphics()
+
+    def render_all_camera_sensors(self, arg0):
+        state = arg0._state
+        _graphics(state, "render_all_camera_sensors")
+        for camera in state.cameras:
+            if camera is not None:
+                camera.render([state.actors[i] for i in camera.env.actors])
+
+    def get_camera_image(self, arg0, arg1, arg2, arg3):
+        camera = self._camera(arg1, arg2, "get_camera_image")
+        if arg3 == ImageType.IMAGE_COLOR:
+            return camera.color.copy()
+        if arg3 == ImageType.IMAGE_DEPTH:
+            return camera.depth.copy()
+        raise FakeError("get_camera_image: the fake renders IMAGE_COLOR and IMAGE_DEPTH only, "
+                        "got %r" % (arg3,))
+
+    def start_access_image_tensors(self, arg0):
+        _graphics(arg0._state, "start_access_image_tensors")
+
+    def end_access_image_tensors(self, arg0):
+        _graphics(arg0._state, "end_access_image_tensors")
+
+    def destroy_camera_sensor(self, arg0, arg1, arg2):
+        camera = self._camera(arg1, arg2, "destroy_camera_sensor")
+        camera.close()
+        arg1.cameras[int(arg2)] = None
+        arg0._state.cameras.remove(camera)
+
+    # -- viewer -----------------------------------------------------------------------
+
+    def create_viewer(self, arg0, arg1):
+        state = arg0._state
+        _graphics(state, "create_viewer")
+        closes = os.environ.get(VIEWER_CLOSES_ENV)
+        viewer = ViewerState(state, int(closes) if closes else None)
+        state.viewers.append(viewer)
+        return Viewer._make(_viewer=viewer)
+
+    def _viewer(self, viewer, call):
+        state = viewer._viewer
+        if state.destroyed:
+            raise FakeError("%s on a destroyed viewer" % call)
+        return state
+
+    def viewer_camera_look_at(self, arg0, arg1, arg2, arg3):
+        viewer = self._viewer(arg0, "viewer_camera_look_at")
+        viewer.eye = np.array([arg2.x, arg2.y, arg2.z])
+        viewer.target = np.array([arg3.x, arg3.y, arg3.z])
+
+    def draw_viewer(self, viewer, sim, render_collision=True):
+        self._viewer(viewer, "draw_viewer").frames += 1
+
+    def poll_viewer_events(self, arg0):
+        self._viewer(arg0, "poll_viewer_events")
+
+    def query_viewer_has_closed(self, arg0):
+        return self._viewer(arg0, "query_viewer_has_closed").closed()
+
+    def query_viewer_action_events(self, arg0):
+        self._viewer(arg0, "query_viewer_action_events")
+        return []
+
+    def subscribe_viewer_keyboard_event(self, arg0, arg1, arg2):
+        self._viewer(arg0, "subscribe_viewer_keyboard_event")
+
+    def subscribe_viewer_mouse_event(self, arg0, arg1, arg2):
+        self._viewer(arg0, "subscribe_viewer_mouse_event")
+
+    def destroy_viewer(self, arg0):
+        viewer = self._viewer(arg0, "destroy_viewer")
+        viewer.destroyed = True
+        viewer.sim.viewers.remove(viewer)

@@ -1,0 +1,135 @@
+"""Gym: the tensor API (acquire, refresh, set), as the SDK's docstrings describe it.
+
+Acquired buffers exist from ``prepare_sim`` on ("Prepares simulation with buffer
+allocations"); before it the fake refuses to hand one out. Setters take the full buffer
+("Full actor root states buffer should be provided for all actors") and, for the
+``_indexed`` forms, an int32 index tensor of actor indices; they return True.
+"""
+
+import numpy as np
+
+from ._sim import FakeError
+from ._types import Tensor
+
+
+def _tensor_of(data):
+    tensor = Tensor()
+    tensor._torch = data
+    tensor.data_address = data.data_ptr()
+    tensor.device = data.device.index if data.is_cuda else -1
+    tensor.shape = tuple(data.shape)
+    return tensor
+
+
+class TensorMixin:
+    def _acquire(self, sim, name, call):
+        state = sim._state
+        if not state.prepared:
+            raise FakeError("%s before prepare_sim: the SDK allocates the state buffers in "
+                            "prepare_sim, so a tensor acquired earlier is not the sim's; call "
+                            "gym.prepare_sim(sim) first" % call)
+        return _tensor_of(state.buffers[name])
+
+    def _refresh(self, sim, name, call):
+        state = sim._state
+        if not state.prepared:
+            raise FakeError("%s before prepare_sim: there is no buffer to refresh yet" % call)
+        state.refresh(name)
+        return True
+
+    def acquire_actor_root_state_tensor(self, arg0):
+        return self._acquire(arg0, "root", "acquire_actor_root_state_tensor")
+
+    def acquire_dof_state_tensor(self, arg0):
+        return self._acquire(arg0, "dof", "acquire_dof_state_tensor")
+
+    def acquire_rigid_body_state_tensor(self, arg0):
+        return self._acquire(arg0, "rigid_body", "acquire_rigid_body_state_tensor")
+
+    def acquire_net_contact_force_tensor(self, arg0):
+        return self._acquire(arg0, "net_contact_force", "acquire_net_contact_force_tensor")
+
+    def acquire_dof_force_tensor(self, arg0):
+        return self._acquire(arg0, "dof_force", "acquire_dof_force_tensor")
+
+    def refresh_actor_root_state_tensor(self, arg0):
+        return self._refresh(arg0, "root", "refresh_actor_root_state_tensor")
+
+    def refresh_dof_state_tensor(self, arg0):
+        return self._refresh(arg0, "dof", "refresh_dof_state_tensor")
+
+    def refresh_rigid_body_state_tensor(self, arg0):
+        return self._refresh(arg0, "rigid_body", "refresh_rigid_body_state_tensor")
+
+    def refresh_net_contact_force_tensor(self, arg0):
+        return self._refresh(arg0, "net_contact_force", "refresh_net_contact_force_tensor")
+
+    def refresh_dof_force_tensor(self, arg0):
+        return self._refresh(arg0, "dof_force", "refresh_dof_force_tensor")
+
+    # -- setters ----------------------------------------------------------------------
+
+    def _set(self, sim, setter, tensor, indices, count, width, per_actor):
+        """Check the buffer and indices, then ``per_actor(actor, rows)`` for each actor
+        indexed (all actors without indices)."""
+        state = sim._state
+        if not state.prepared:
+            raise FakeError("%s before prepare_sim" % setter)
+        per_dof = width in (1, 2) and setter.startswith("set_dof")
+        total = state.count("dofs") if per_dof else state.count("actors")
+        values = state.values(tensor, "%s's state tensor" % setter, total, width)
+        ids = np.arange(len(state.actors)) if indices is None \
+            else state.indices(indices, count, "%s's index tensor" % setter)
+        state.once_per_step(setter)  # after the checks: a refused call sets nothing
+        offsets = state.dof_offsets()
+        for index in ids:
+            rows = values[offsets[index]:offsets[index + 1]] if per_dof else values[index]
+            per_actor(state.actors[index], rows)
+        return True
+
+    def set_actor_root_state_tensor(self, arg0, arg1):
+        return self._set(arg0, "set_actor_root_state_tensor", arg1, None, 0, 13,
+                         lambda actor, row: actor.set_root_state(row))
+
+    def set_actor_root_state_tensor_indexed(self, arg0, arg1, arg2, arg3):
+        return self._set(arg0, "set_actor_root_state_tensor_indexed", arg1, arg2, arg3, 13,
+                         lambda actor, row: actor.set_root_state(row))
+
+    def set_dof_state_tensor(self, arg0, arg1):
+        return self._set(arg0, "set_dof_state_tensor", arg1, None, 0, 2,
+                         lambda actor, rows: actor.set_dof_states(rows))
+
+    def set_dof_state_tensor_indexed(self, arg0, arg1, arg2, arg3):
+        return self._set(arg0, "set_dof_state_tensor_indexed", arg1, arg2, arg3, 2,
+                         lambda actor, rows: actor.set_dof_states(rows))
+
+    def set_dof_position_target_tensor(self, arg0, arg1):
+        return self._set(arg0, "set_dof_position_target_tensor", arg1, None, 0, 1,
+                         _setter("position_target"))
+
+    def set_dof_position_target_tensor_indexed(self, arg0, arg1, arg2, arg3):
+        return self._set(arg0, "set_dof_position_target_tensor_indexed", arg1, arg2, arg3, 1,
+                         _setter("position_target"))
+
+    def set_dof_velocity_target_tensor(self, arg0, arg1):
+        return self._set(arg0, "set_dof_velocity_target_tensor", arg1, None, 0, 1,
+                         _setter("velocity_target"))
+
+    def set_dof_velocity_target_tensor_indexed(self, arg0, arg1, arg2, arg3):
+        return self._set(arg0, "set_dof_velocity_target_tensor_indexed", arg1, arg2, arg3, 1,
+                         _setter("velocity_target"))
+
+    def set_dof_actuation_force_tensor(self, arg0, arg1):
+        return self._set(arg0, "set_dof_actuation_force_tensor", arg1, None, 0, 1,
+                         _setter("effort"))
+
+    def set_dof_actuation_force_tensor_indexed(self, arg0, arg1, arg2, arg3):
+        return self._set(arg0, "set_dof_actuation_force_tensor_indexed", arg1, arg2, arg3, 1,
+                         _setter("effort"))
+
+
+def _setter(field):
+    def write(actor, rows):
+        getattr(actor, field)[:] = np.reshape(rows, -1)
+
+    return write

@@ -1,0 +1,166 @@
+"""A sim: its envs and actors, its state buffers, and the checks of tensors handed in.
+
+Buffers (``acquire_*_tensor``) are torch float32 tensors on the pipeline's device
+(``cuda:<compute_device>`` with ``use_gpu_pipeline``, else the CPU: IsaacGymEnvs'
+``VecTask`` puts its tensors there); they change only on ``refresh_*`` (the SDK's
+tensor API: "refresh" copies the latest state into the buffer).
+"""
+
+import sys
+
+import numpy as np
+import torch
+
+from ._actors import ActorSim
+
+BUFFERS = {  # name: (columns per row, rows counted in)
+    "root": (13, "actors"), "dof": (2, "dofs"), "rigid_body": (13, "bodies"),
+    "net_contact_force": (3, "bodies"), "dof_force": (1, "dofs"),
+}
+
+
+class FakeError(RuntimeError):
+    """A misuse the real SDK would not report (or would crash on); named with its fix."""
+
+
+class SimState:
+    def __init__(self, compute_device, graphics_device, params):
+        self.compute_device = int(compute_device)
+        self.graphics_device = int(graphics_device)
+        self.params = params
+        self.gpu = bool(params.use_gpu_pipeline)
+        self.device = torch.device("cuda:%d" % self.compute_device if self.gpu else "cpu")
+        self.ground = None
+        self.envs = []
+        self.actors = []  # ActorSim, in sim (creation) order
+        self.actor_env = []
+        self.prepared = False
+        self.destroyed = False
+        self.buffers = {}
+        self.time = 0.0
+        self.setters_since_simulate = set()
+        self.cameras = []  # _render.Camera, in creation order
+        self.viewers = []
+
+    # -- counts -----------------------------------------------------------------------
+
+    def dof_offsets(self):
+        return np.cumsum([0] + [actor.ndof for actor in self.actors])
+
+    def body_offsets(self):
+        return np.cumsum([0] + [actor.nbody for actor in self.actors])
+
+    def count(self, what):
+        return {"actors": len(self.actors), "dofs": int(self.dof_offsets()[-1]),
+                "bodies": int(self.body_offsets()[-1])}[what]
+
+    # -- building ---------------------------------------------------------------------
+
+    def add_actor(self, env, asset, pose, filter_bits):
+        if self.prepared:
+            raise FakeError("create_actor after prepare_sim: the SDK allocates its buffers in "
+                            "prepare_sim; create every actor first")
+        if self.envs[-1] is not env:
+            raise FakeError("create_actor in env %d after env %d was created: the SDK needs "
+                            "each env's actors created before the next create_env"
+                            % (env.index, self.envs[-1].index))
+        actor = ActorSim(asset, pose, env.origin, filter_bits, self.ground)
+        self.actors.append(actor)
+        self.actor_env.append(env.index)
+        env.actors.append(len(self.actors) - 1)
+        return len(env.actors) - 1
+
+    def prepare(self):
+        if not self.actors:
+            print("[isaacgym fake] prepare_sim: the sim has no actors", file=sys.stderr)
+            return False
+        for name, (width, rows) in BUFFERS.items():
+            shape = (self.count(rows), width) if width > 1 else (self.count(rows),)
+            self.buffers[name] = torch.zeros(shape, dtype=torch.float32, device=self.device)
+        self.prepared = True
+        for name in BUFFERS:
+            self.refresh(name)
+        return True
+
+    # -- state ------------------------------------------------------------------------
+
+    def refresh(self, name):
+        if name == "root":
+            rows = [actor.root_state() for actor in self.actors]
+        elif name == "dof":
+            rows = [actor.dof_states() for actor in self.actors]
+        elif name == "rigid_body":
+            rows = [actor.body_states() for actor in self.actors]
+        elif name == "net_contact_force":
+            rows = [actor.contact_forces() for actor in self.actors]
+        else:
+            rows = [actor.data.qfrc_actuator[actor.vadr] for actor in self.actors]
+        values = np.concatenate([np.reshape(r, (-1, *self.buffers[name].shape[1:]))
+                                 for r in rows]) if rows else np.zeros(0)
+        self.buffers[name].copy_(torch.from_numpy(values.astype(np.float32)))
+
+    def simulate(self):
+        params = self.params
+        gravity = [params.gravity.x, params.gravity.y, params.gravity.z]
+        for actor in self.actors:
+            actor.simulate(float(params.dt), int(params.substeps), gravity)
+        self.time += float(params.dt)
+        self.setters_since_simulate = set()
+
+    # -- tensors handed in ------------------------------------------------------------
+
+    def once_per_step(self, setter):
+        """The SDK applies one call of each setter per simulate: the last one (IsaacGymEnvs
+        #181, NVIDIA forum). The fake refuses the second call instead of losing the first."""
+        if setter in self.setters_since_simulate:
+            raise FakeError("%s called twice before simulate: the SDK keeps only the last call "
+                            "of a setter per step, so the first call's rows would be lost; "
+                            "call it once with the union of the indices" % setter)
+        self.setters_since_simulate.add(setter)
+
+    def values(self, tensor, what, rows, width):
+        """The torch tensor behind ``tensor``, checked: float32, the pipeline's device,
+        contiguous, ``rows * width`` elements; returned as (rows, width) float64 numpy."""
+        data = _torch_of(tensor, what)
+        self._check_device(data, what)
+        if data.dtype != torch.float32:
+            raise FakeError("%s must be float32, got %s" % (what, data.dtype))
+        if data.numel() != rows * width:
+            raise FakeError("%s has shape %s (%d values); the SDK expects the full buffer of "
+                            "%d rows x %d" % (what, tuple(data.shape), data.numel(), rows, width))
+        return data.detach().reshape(rows, width).cpu().numpy().astype(np.float64)
+
+    def indices(self, tensor, count, what):
+        """Actor indices: an int32 tensor on the pipeline's device, ``count`` first entries."""
+        data = _torch_of(tensor, what)
+        self._check_device(data, what)
+        if data.dtype != torch.int32:
+            raise FakeError("%s must be an int32 tensor (the SDK reads 32-bit indices, so an "
+                            "int64 tensor would be read as wrong indices), got %s: use "
+                            ".to(torch.int32)" % (what, data.dtype))
+        count = int(count)
+        if not 0 <= count <= data.numel():
+            raise FakeError("%s has %d entries; the count given is %d" % (
+                what, data.numel(), count))
+        ids = data.reshape(-1)[:count].cpu().numpy().astype(np.int64)
+        bad = ids[(ids < 0) | (ids >= len(self.actors))]
+        if len(bad):
+            raise FakeError("%s holds actor indices %s outside [0, %d)" % (
+                what, sorted(set(bad.tolist())), len(self.actors)))
+        return ids
+
+    def _check_device(self, data, what):
+        if data.device != self.device:
+            raise FakeError("%s is on %s, but this sim's %s pipeline keeps tensors on %s" % (
+                what, data.device, "GPU" if self.gpu else "CPU", self.device))
+        if not data.is_contiguous():
+            raise FakeError("%s is not contiguous: the SDK reads the raw memory, so a strided "
+                            "view would be read wrongly; pass .contiguous()" % what)
+
+
+def _torch_of(tensor, what):
+    data = getattr(tensor, "_torch", None)
+    if data is None:
+        raise FakeError("%s must be a gymapi.Tensor from gymtorch.unwrap_tensor, got %r"
+                        % (what, type(tensor).__name__))
+    return data
