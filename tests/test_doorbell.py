@@ -44,3 +44,21 @@ def test_idle_worker_sleeps_instead_of_spinning() -> None:
         used = _cpu_seconds(sim.worker_pid) - before
         assert used < 0.1, f"an idle worker used {used:.2f} s of CPU in 1 s"
         sim.step()  # and it wakes up for the next request
+
+
+def test_close_releases_the_arena_at_once_without_a_gc_pass() -> None:
+    """The stepping strategy holds the doorbell lines (views of the arena); no reference
+    cycle may keep them, and so the mapping's descriptor, alive after ``close()``."""
+    import gc
+
+    from unisim.testing.leaks import descriptors
+
+    before = descriptors()
+    gc.disable()
+    try:
+        for _ in range(3):
+            with unisim.Backend("mujoco", model="cartpole", num_envs=4, progress=False) as sim:
+                sim.step()
+        assert descriptors() == before
+    finally:
+        gc.enable()

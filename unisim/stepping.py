@@ -52,19 +52,14 @@ class DoorbellStepping:
         for words in lines:
             words[:] = 0  # a restart reuses the lines; request ids start again from 1
         pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US}, 10.0)
-        self._line_of = {id(m): line for m, line in zip(pool.members, self.lines, strict=True)}
-        pool.announce = self._announce  # the workers now sleep on their lines, not the pipe
+        # The workers now sleep on their lines, not the pipe. (A closure over the lines, not
+        # a bound method: pool -> self -> pool would keep the arena mapped until a gc pass.)
+        pool.announce = _announcer(pool.members, self.lines)
         self._inflight: list[int] = []  # request ids sent, not all replies seen
         self._forecast = bell.Forecast(HOST_SPIN)  # when the replies are due
         self._sent = 0.0
         self._deadline = 0.0
         self._timeout = 0.0
-
-    def _announce(self, member: Any, request_id: int) -> None:
-        """Ring ``member``'s line: a request frame waits on its pipe."""
-        line = self._line_of[id(member)]
-        line.words[bell.COMMAND] = bell.CMD_PIPE
-        line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
 
     def settle(self) -> None:
         self.pool.settle()
@@ -125,3 +120,14 @@ class DoorbellStepping:
             channel.collect(request_id, Command.STEP, timeout)
         else:
             channel.check_silent("STEP", timeout)
+
+
+def _announcer(members: list[Any], lines: list[Any]) -> Any:
+    """A function that rings a member's line: a request frame waits on its pipe."""
+    line_of = {id(m): line for m, line in zip(members, lines, strict=True)}
+
+    def announce(member: Any, request_id: int) -> None:
+        line = line_of[id(member)]
+        line.words[bell.COMMAND] = bell.CMD_PIPE
+        line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
+    return announce
