@@ -115,10 +115,6 @@ class Workers:
         finally:
             for member in members:
                 member.channel.close()
-            # The stepping strategy installed its bound method here and holds the pool: drop
-            # that cycle, so its doorbell lines (views of the arena) free the mapping now,
-            # not at the next garbage collection (the soak counts descriptors).
-            pool.announce = lambda member, request_id: None
 
 
 def handshake(pool: WorkerPool, python: str, engine: str, timeout: float,
