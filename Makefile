@@ -106,6 +106,11 @@ gpu-stage: $(VENV)/.installed
 	  --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
 	  --platform manylinux1_x86_64 -d $(GPU_STAGE)/wheels $(GPU_WHEELS)
 	cp -r tests benchmarks pyproject.toml scripts/gpu_run.sh $(GPU_STAGE)/
+	# The EGL/Vulkan loaders a bare GPU machine lacks (the IsaacGym fake's cameras render there).
+	mkdir -p $(GPU_STAGE)/gl /tmp/unisim-apt/partial
+	apt-get -oAPT::Architecture=amd64 -oDir::State::Lists=/tmp/unisim-apt update -qq
+	cd $(GPU_STAGE)/gl && apt-get -oAPT::Architecture=amd64 -oDir::State::Lists=/tmp/unisim-apt \
+	  download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2
 
 clean:
 	rm -rf $(VENV) $(VENV38) $(TYPECHECK) $(ENVPOOL_VENV) .typings build dist *.egg-info

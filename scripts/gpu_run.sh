@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The GPU run, in one command on a GPU machine: the tests that need a GPU, then the GPU data
 # plane benchmark. Runs from a folder staged by `make gpu-stage` (wheels/ holding unisim's
-# wheel and MJX's, tests/, benchmarks/, pyproject.toml), with no network: it installs the
-# wheels into this python3 (so the workers it spawns see them too). Logs go to $OUT, with
+# wheel and MJX's, tests/, benchmarks/, pyproject.toml; gl/ with the EGL loader packages a
+# bare machine lacks, for the IsaacGym fake's cameras), with no network: it installs the
+# wheels into this python3 (so the workers it spawns see them too; the IsaacGym tests use
+# that python3, with CUDA torch, as the worker of the SDK fake). Logs go to $OUT, with
 # gpu-tests.xml and gpu-benchmark.json, which `benchmarks/gpu.py --publish` turns into the
 # docs' figure block (raw logs stay out of docs/).
 set -uo pipefail
@@ -11,13 +13,17 @@ out=${OUT:-$PWD/out}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 export JAX_COMPILATION_CACHE_DIR=${JAX_COMPILATION_CACHE_DIR:-/tmp/unisim-jax-cache}
+export MUJOCO_GL=egl UNISIM_CACHE_DIR=/tmp/unisim-cache
+if [ -d gl ]; then for f in gl/*.deb; do dpkg -x "$f" /; done; ldconfig; fi
+export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir wheels/*.whl || exit 1
 { nvidia-smi -L; python3 -c 'import jax, torch; print("jax", jax.__version__, jax.devices(),
   "torch", torch.__version__, torch.cuda.is_available())'; } 2>&1 | tee "$out/gpu-env.log"
 status=0
 # Each phase has a time limit, so that one hang leaves the other's output.
 timeout "${TESTS_LIMIT:-240}" python3 -m pytest -q -p no:cacheprovider -rs --durations=8 \
-  --junitxml="$out/gpu-tests.xml" -o junit_logging=system-out tests/test_cuda_ipc.py tests/test_gpu.py tests/test_mjx.py 2>&1 | tee "$out/gpu-tests.log" \
+  --junitxml="$out/gpu-tests.xml" -o junit_logging=system-out tests/test_cuda_ipc.py tests/test_gpu.py tests/test_mjx.py \
+  tests/test_isaacgym_gpu.py 2>&1 | tee "$out/gpu-tests.log" \
   || status=1
 timeout "${BENCH_LIMIT:-330}" python3 benchmarks/gpu.py --json "$out/gpu-benchmark.json" "$@" 2>&1 \
   | tee "$out/gpu-benchmark.log" || status=1
