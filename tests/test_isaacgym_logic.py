@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from unisim import models, split
+from unisim import models
 from unisim.worker.engines import isaacgym_mapping as mapping
 from unisim.worker.engines import mjcf_scan
 from unisim.worker.engines.isaacgym_options import Options
@@ -332,16 +332,6 @@ def test_env_indices_in_options_are_global_across_workers() -> None:
         Options({**raw, "assignment": [0, 1]}, 8, range(4, 8))
     with pytest.raises(ValueError, match="pass workers=1"):
         Options({"viewer": True}, 8, range(4, 8))
-
-
-def test_a_viewer_makes_one_sim_on_either_pipeline() -> None:
-    """The CPU pipeline's default is a sim per core, but a viewer is one window: one sim."""
-    hello = {"capabilities": {"isaacgym": {"threaded": False}}}
-    cpu = {"pipeline": "cpu"}
-    assert not split.capabilities(hello, "isaacgym", cpu)["per_device"]
-    assert split.capabilities(hello, "isaacgym", {**cpu, "viewer": True})["per_device"]
-    caps = split.capabilities(hello, "isaacgym", {**cpu, "viewer": True})
-    assert split.choose(caps, 4096, cpus=16).workers == 1
 
 
 def test_the_host_device_is_honoured_on_shared_memory() -> None:

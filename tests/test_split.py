@@ -86,3 +86,13 @@ def _has_batch() -> bool:
     except ImportError:
         return False
     return True
+
+
+def test_a_viewer_makes_one_sim_on_either_pipeline() -> None:
+    """The CPU pipeline's default is a sim per core, but a viewer is one window: one sim."""
+    hello = {"capabilities": {"isaacgym": {"threaded": False}}}
+    cpu = {"pipeline": "cpu"}
+    assert not split.capabilities(hello, "isaacgym", cpu)["per_device"]
+    assert split.capabilities(hello, "isaacgym", {**cpu, "viewer": True})["per_device"]
+    caps = split.capabilities(hello, "isaacgym", {**cpu, "viewer": True})
+    assert split.choose(caps, 4096, cpus=16).workers == 1
