@@ -20,6 +20,7 @@ import numpy as np
 from runner import CTRL_SETS, InProcessMujoco, random_controls, timed_rate
 
 import unisim
+from unisim.interpreter import python38_candidates
 
 HERE = Path(__file__).resolve().parent
 SUBSTEPS = 5  # the control rate of every system: 5 physics steps per env-step
@@ -164,10 +165,7 @@ class Remote:
 
 def python38() -> str | None:
     """The Python 3.8 worker interpreter: ``UNISIM_PY38``, else the project's ``.venv38``."""
-    for candidate in (os.environ.get("UNISIM_PY38"), str(HERE.parent / ".venv38/bin/python")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    return next((path for path, _ in python38_candidates() if os.access(path, os.X_OK)), None)
 
 
 def envpool_python() -> str | None:

@@ -27,9 +27,9 @@ import numpy as np
 import torch
 
 from doc_figures import ROOT, publish
+from unisim.interpreter import find_python38
 from unisim.policy import MlpPolicy, export
 from unisim.training.run import RunResult, train
-from unisim.training.worker_python import find_python38
 
 POLICY = ROOT / "unisim" / "models" / "quadruped_policy.npz"
 COMMAND = "python scripts/training_figures.py"

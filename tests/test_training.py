@@ -10,9 +10,9 @@ import imageio.v3 as iio
 import pytest
 
 from unisim import cli
+from unisim.interpreter import find_python38
 from unisim.training.progress import read_metrics
 from unisim.training.run import train
-from unisim.training.worker_python import find_python38
 
 
 def test_ppo_through_a_python38_worker_improves_the_return(tmp_path: Path, py38: str) -> None:
@@ -64,7 +64,7 @@ def test_python38_discovery_falls_back_and_says_why(monkeypatch: pytest.MonkeyPa
                                                     tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("UNISIM_PY38", str(tmp_path / "missing" / "python"))
-    monkeypatch.setattr("unisim.training.worker_python.candidates",
+    monkeypatch.setattr("unisim.interpreter.python38_candidates",
                         lambda: [(str(tmp_path / "missing" / "python"), "UNISIM_PY38")])
     path, message = find_python38()
     assert path is None

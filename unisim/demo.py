@@ -27,6 +27,7 @@ import numpy as np
 from . import models
 from .backend import Backend
 from .errors import RemoteError, SetupError
+from .interpreter import find_python38
 from .policy import MlpPolicy
 
 POLICY = "quadruped_policy.npz"
@@ -75,7 +76,6 @@ def run_demo(num_envs: int, steps: int, python: str | None, video: str | None) -
 
 def demo(num_envs: int, steps: int, python: str | None, video: str | None) -> DemoResult:
     from .tasks.quadruped import QuadrupedWalk  # torch: observations are computed here
-    from .training.worker_python import find_python38
 
     class Walk(QuadrupedWalk):
         model = models.path("quadruped").read_text().replace("<visual>", FAST_RENDER, 1)

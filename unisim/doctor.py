@@ -23,8 +23,7 @@ import numpy as np
 from . import isaacgym
 from .backend import Backend
 from .errors import SetupError, UnisimError
-from .interpreter import ENV_VAR
-from .training.worker_python import ENV_VAR as PY38_VAR
+from .interpreter import ENV_VAR, PY38_VAR, python38_candidates
 
 NUM_ENVS = 16
 GL_LIBRARIES = {"egl": "EGL", "osmesa": "OSMesa"}
@@ -55,13 +54,11 @@ def fix(text: str) -> None:
 
 def interpreters() -> dict[str, str]:
     """Worker interpreters to try, by where they were found (deduplicated by path)."""
-    from .training.worker_python import candidates
-
     found = {"this interpreter": sys.executable}
     for variable in (ENV_VAR, PY38_VAR):
         if os.environ.get(variable):
             found[f"${variable}"] = os.environ[variable]
-    for path, source in candidates():
+    for path, source in python38_candidates():
         if os.access(path, os.X_OK):
             found.setdefault(source, path)
     seen: set[str] = set()

@@ -1,14 +1,17 @@
 """Which interpreter runs an engine's worker, and with what extra environment.
 
-The default: ``python=``, then ``UNISIM_WORKER_PYTHON``, then this interpreter. An engine
-whose SDK lives in an interpreter of its own registers a hook in ``HOOKS`` (IsaacGym: its
-``hsgym`` conda env, checked by a probe; ``unisim/isaacgym.py``).
+The one place of interpreter discovery. A ``Backend``'s default: ``python=``, then
+``UNISIM_WORKER_PYTHON``, then this interpreter. An engine whose SDK lives in an interpreter
+of its own registers a hook in ``HOOKS`` (IsaacGym: its ``hsgym`` conda env, checked by a
+probe; ``unisim/isaacgym.py``). The demo and training prefer a Python 3.8 worker, the
+point of unisim: ``find_python38``.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +19,8 @@ from pathlib import Path
 from .errors import SetupError
 
 ENV_VAR = "UNISIM_WORKER_PYTHON"
+PY38_VAR = "UNISIM_PY38"
+PY38_CHECK = "import sys, mujoco, numpy, msgpack; assert sys.version_info[:2] == (3, 8)"
 
 
 def resolve_python(python: str | Path | None) -> str:
@@ -53,3 +58,35 @@ def resolve_worker(engine: str, python: str | Path | None) -> Found:
     """Interpreter and extra environment of ``engine``'s worker."""
     hook = HOOKS.get(engine)
     return hook(python) if hook else (resolve_python(python), {})
+
+
+def python38_candidates() -> list[tuple[str, str]]:
+    """``(path, where it came from)`` of each Python 3.8 to try, in order: ``UNISIM_PY38``,
+    then a ``.venv38`` (the Makefile builds one) in the current directory or in the source
+    checkout unisim runs from."""
+    found = []
+    if os.environ.get(PY38_VAR):
+        found.append((os.environ[PY38_VAR], PY38_VAR))
+    checkout = Path(__file__).resolve().parents[1]
+    for root in dict.fromkeys([Path.cwd(), checkout]):
+        found.append((str(root / ".venv38" / "bin" / "python"), f"{root}/.venv38"))
+    return found
+
+
+def find_python38() -> tuple[str | None, str]:
+    """The first candidate that is Python 3.8 with MuJoCo, numpy and msgpack, and a
+    sentence saying what was chosen (or why none was: the caller then uses this one)."""
+    tried = []
+    for path, source in python38_candidates():
+        if not os.access(path, os.X_OK):
+            tried.append(f"{source}: no such interpreter")
+            continue
+        check = subprocess.run([path, "-c", PY38_CHECK], capture_output=True, text=True,
+                               timeout=60, check=False)
+        if check.returncode == 0:
+            return path, f"worker on Python 3.8 at {path} (from {source})"
+        reason = (check.stderr.strip().splitlines() or ["failed"])[-1]
+        tried.append(f"{source}: {reason}")
+    return None, (f"no Python 3.8 worker found ({'; '.join(tried)}); the worker runs on this "
+                  f"interpreter, {sys.executable} "
+                  f"(set {PY38_VAR} or run `make .venv38/.installed`)")

@@ -21,11 +21,11 @@ from rsl_rl.runners import OnPolicyRunner
 from tensordict import TensorDict
 
 from ..integrations.rsl_rl import RslRlVecEnv
+from ..interpreter import find_python38
 from ..tasks import Task, make, task_class
 from .configs import DEFAULT_RECIPE, RECIPES, runner_config
 from .plots import plot_curves
 from .progress import ProgressWriter, read_metrics
-from .worker_python import find_python38
 
 Policy = Callable[[TensorDict], torch.Tensor]
 
