@@ -42,7 +42,7 @@ test: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	  MUJOCO_GL=$${MUJOCO_GL:-egl} $(HOST) -m pytest
 
 lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
-	$(VENV)/bin/ruff check --extend-exclude $(FAKE38) unisim tests benchmarks scripts
+	$(VENV)/bin/ruff check --extend-exclude $(FAKE38) unisim tests benchmarks tools
 	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 worker protocol $(BENCH38) \
 	  $(FAKE38)
 	$(VENV)/bin/mypy
@@ -50,7 +50,7 @@ lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	  $(FAKE38)
 	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q worker protocol \
 	  $(FAKE38); fi
-	$(TYPECHECK)/bin/python scripts/isaacgym_typecheck.py
+	$(TYPECHECK)/bin/python tools/typecheck/isaacgym_typecheck.py
 
 # What CI runs: lint, the tests (cross-interpreter ones required), then the short soak,
 # the check that docs/reliability.md lists every fault case the tests measured, the check
@@ -58,14 +58,14 @@ lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 # benchmark suite in --quick mode so that it cannot rot (it asserts nothing about speed).
 ci: lint
 	UNISIM_REQUIRE_PY38=1 $(MAKE) test
-	$(HOST) scripts/fault_matrix.py --check
-	$(HOST) scripts/doc_figures.py --check
-	$(HOST) scripts/soak.py --quick
+	$(HOST) tools/reliability/fault_matrix.py --check
+	$(HOST) tools/figures/doc_figures.py --check
+	$(HOST) tools/reliability/soak.py --quick
 	$(MAKE) bench-quick
 
 # Benchmarks (docs/benchmarks.md): the host venv with the `bench` extra, the 3.8 worker env,
 # and EnvPool in a venv of its own; without EnvPool the suite reports its rows as n/a.
-BENCH38 := benchmarks/runner.py benchmarks/echo.py
+BENCH38 := benchmarks/py38/runner.py benchmarks/py38/echo.py
 ENVPOOL_VENV := .venv-envpool
 BENCH_ENV = UNISIM_PY38=$(if $(wildcard $(VENV38)/bin/python),$(abspath $(VENV38))/bin/python,)
 
@@ -93,7 +93,7 @@ bench-sweep: $(VENV)/.bench $(VENV38)/.installed
 bench-profile: $(VENV)/.bench
 	$(HOST) benchmarks/profile_step.py
 
-# Stage the GPU run (scripts/gpu_run.sh) in GPU_STAGE for a GPU machine without network:
+# Stage the GPU run (tools/gpu/gpu_run.sh) in GPU_STAGE for a GPU machine without network:
 # unisim's wheel, the cp312 wheels MJX needs there, the tests and the benchmark.
 GPU_STAGE ?= .gpu-run
 GPU_WHEELS := mujoco==4.0.0 mujoco-core==4.0.0 mujoco-studio==4.0.0 mujoco-mjx==3.17.0 \
@@ -105,7 +105,7 @@ gpu-stage: $(VENV)/.installed
 	$(HOST) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
 	  --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
 	  --platform manylinux1_x86_64 -d $(GPU_STAGE)/wheels $(GPU_WHEELS)
-	cp -r tests benchmarks pyproject.toml scripts/gpu_run.sh $(GPU_STAGE)/
+	cp -r tests benchmarks pyproject.toml tools/gpu/gpu_run.sh $(GPU_STAGE)/
 	# The EGL/Vulkan loaders a bare GPU machine lacks (the IsaacGym fake's cameras render there).
 	mkdir -p $(GPU_STAGE)/gl /tmp/unisim-apt/partial
 	apt-get -oAPT::Architecture=amd64 -oDir::State::Lists=/tmp/unisim-apt update -qq

@@ -12,8 +12,8 @@ synchronised at the end. Latency: one step including synchronisation, median.
 
 ``--json`` keeps every figure (written after each N, so a run cut short keeps what it
 measured); ``--publish`` writes a saved run and the GPU test suite's outcome (pytest's
-``--junitxml``, as ``scripts/gpu_run.sh`` writes them) as the block ``figures:NAME`` of the
-docs with its result file (scripts/doc_figures.py).
+``--junitxml``, as ``tools/gpu/gpu_run.sh`` writes them) as the block ``figures:NAME`` of the
+docs with its result file (tools/figures/doc_figures.py).
 
 Needs an NVIDIA GPU, torch with CUDA, and JAX with CUDA plus mujoco-mjx in this interpreter.
 """
@@ -269,7 +269,7 @@ def publish_run(results: str, tests: str | None, name: str) -> int:
     """The GPU run's block: the test suite's outcome, then the benchmark's table."""
     from xml.etree import ElementTree
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
     from doc_figures import publish
 
     run = json.loads(Path(results).read_text())
@@ -290,7 +290,7 @@ def publish_run(results: str, tests: str | None, name: str) -> int:
         counts = {k: sum(c["outcome"] == k for c in cases)
                   for k in ("passed", "failure", "error", "skipped")}
         data["tests"] = {"counts": counts, "cases": cases}
-        lines.append(f"GPU test suite (`scripts/gpu_run.sh`, {run['env']}): "
+        lines.append(f"GPU test suite (`tools/gpu/gpu_run.sh`, {run['env']}): "
                      f"**{counts['passed']} passed, {counts['failure']} failed, "
                      f"{counts['error']} errors, {counts['skipped']} skipped**.\n")
         lines += [f"- {c['outcome'].upper()}: `{c['test']}`" for c in cases

@@ -26,7 +26,7 @@ class PipeFloor:
     """A raw echo peer on ``python``; ``trip()`` is one write and one exact read."""
 
     def __init__(self, python: str, size: int = STEP_FRAME) -> None:
-        self.process = subprocess.Popen([python, str(HERE / "echo.py")],
+        self.process = subprocess.Popen([python, str(HERE / "py38" / "echo.py")],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.out, self.inp = self.process.stdin.fileno(), self.process.stdout.fileno()

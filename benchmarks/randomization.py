@@ -119,7 +119,7 @@ def main() -> int:
     if not args.quick:
         command = "python benchmarks/randomization.py" + (
             "" if args.reps == 9 else f" --reps {args.reps}")
-        sys.path.insert(0, str(ROOT / "scripts"))
+        sys.path.insert(0, str(ROOT / "tools" / "figures"))
         from doc_figures import publish
 
         print(f"wrote {publish('randomization', block, results, command)}")

@@ -15,7 +15,7 @@ are medians of per-repetition ratios to the reference. Then: where a step's time
 and the targets of issue 15. Ctrl is zeros, written every step; 1 substep.
 
 ``--name`` publishes the block ``figures:NAME`` in docs/benchmarks.md with its result file
-(scripts/doc_figures.py) and the plot docs/figures/NAME.png; ``--publish`` does that from a
+(tools/figures/doc_figures.py) and the plot docs/figures/NAME.png; ``--publish`` does that from a
 saved ``--json`` (a run made on another machine), ``--before`` adds that run's profile.
 """
 
@@ -35,14 +35,14 @@ from typing import Any
 
 import numpy as np
 from measure import interleaved, paired_ratio
-from runner import InProcessMujoco, WorkerStepper, timed_rate
+from py38.runner import InProcessMujoco, WorkerStepper, timed_rate
 from sweep_report import block, plot
 from systems import Remote, RemoteRunner, System, python38
 
 import unisim
 from unisim.process import BOOTSTRAP
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
 from doc_figures import ROOT, publish
 
 REF = "in-process, all threads"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from runner import CTRL_SETS, InProcessMujoco, random_controls, timed_rate
+from py38.runner import CTRL_SETS, InProcessMujoco, random_controls, timed_rate
 
 import unisim
 from unisim.interpreter import python38_candidates
@@ -124,7 +124,8 @@ class RemoteRunner:
     def __init__(self, python: str) -> None:
         self.python = python
         self.process = subprocess.Popen(
-            [python, str(HERE / "runner.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [python, str(HERE / "py38" / "runner.py")], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
 
     def call(self, **request: Any) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import numpy as np
 from unisim import models
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tools" / "figures"))
 from doc_figures import publish  # noqa: E402
 from unisim.worker.engines.mujoco_engine import BatchStepper, LoopStepper  # noqa: E402
 

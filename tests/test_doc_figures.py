@@ -1,4 +1,4 @@
-"""scripts/doc_figures.py: publish writes block and result file; --check catches edits."""
+"""tools/figures/doc_figures.py: publish writes block and result file; --check catches edits."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tools" / "figures"))
 import doc_figures  # noqa: E402
 
 
@@ -60,6 +60,6 @@ def test_unbalanced_or_duplicate_markers_are_reported(repo: Path) -> None:
 
 
 def test_the_committed_docs_pass_the_check() -> None:
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "doc_figures.py"),
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "figures" / "doc_figures.py"),
                              "--check"], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr

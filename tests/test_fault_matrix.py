@@ -1,9 +1,9 @@
 """The fault matrix: every fault, in every phase, detected in bounded time, nothing leaked.
 
 Each case records what the user saw and how long detection took into the file named by
-``UNISIM_FAULT_MATRIX`` (default ``build/fault-matrix.jsonl``); ``scripts/fault_matrix.py``
-renders docs/reliability.md's table from it. The kit's leak guard (processes, shared
-memory, descriptors) runs around every test (tests/conftest.py).
+``UNISIM_FAULT_MATRIX`` (default ``build/fault-matrix.jsonl``);
+``tools/reliability/fault_matrix.py`` renders docs/reliability.md's table from it. The kit's
+leak guard (processes, shared memory, descriptors) runs around every test (tests/conftest.py).
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ def test_worker_modules_import_each_other_relatively() -> None:
 
 
 def test_tests_and_benchmarks_reach_worker_code_only_through_its_package() -> None:
-    for folder in ("tests", "benchmarks", "scripts"):
+    for folder in ("tests", "benchmarks", "tools"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(), str(path))
             for node in ast.walk(tree):

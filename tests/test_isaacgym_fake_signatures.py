@@ -4,7 +4,7 @@ The stubs (1.1rc4, in the type gate's venv ``.venv-typecheck``) give each class'
 and each method's parameter names, order and defaults; where a stub says only
 ``(*args, **kwargs)`` (pybind11 overloads), the first line of the SDK docstring it carries
 gives the real signature. gymtorch has no stub there: its two functions are compared
-with our own stub of the SDK's gymtorch.py (typings/isaacgym/gymtorch.pyi).
+with our own stub of the SDK's gymtorch.py (tools/typecheck/typings/isaacgym/gymtorch.pyi).
 """
 
 from __future__ import annotations
@@ -199,7 +199,8 @@ def test_the_adapter_calls_only_what_the_fake_implements(fake: dict[str, Any],
 
 
 def test_gymtorch_matches_the_sdks_gymtorch(fake: dict[str, Any]) -> None:
-    tree = ast.parse((ROOT / "typings" / "isaacgym" / "gymtorch.pyi").read_text())
+    stub = ROOT / "tools" / "typecheck" / "typings" / "isaacgym" / "gymtorch.pyi"
+    tree = ast.parse(stub.read_text())
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             assert _matches(_fake_params(fake["gymtorch"][node.name]), _from_def(node))

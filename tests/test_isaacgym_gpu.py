@@ -4,7 +4,7 @@ The worker interpreter is this machine's own Python (on the GPU machine: Python 
 CUDA torch; the worker code is version-agnostic) with the fake on its path. Covers what
 the CPU runs in CI cannot: ``use_gpu_pipeline``, tensors on ``cuda:N``, ``fetch_results``
 before graphics, and the CUDA data plane (``isaacgym_io.DeviceSlots``). Skipped, saying
-why, on machines without an NVIDIA GPU and CUDA torch (scripts/gpu_run.sh runs it there).
+why, on machines without an NVIDIA GPU and CUDA torch (tools/gpu/gpu_run.sh runs it there).
 """
 
 from __future__ import annotations

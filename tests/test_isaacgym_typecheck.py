@@ -1,4 +1,4 @@
-"""The IsaacGym type gate (scripts/isaacgym_typecheck.py) passes the adapter and can fail."""
+"""The IsaacGym type gate (tools/typecheck/isaacgym_typecheck.py): passes the adapter, can fail."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / ".venv-typecheck" / "bin" / "python"
-SCRIPT = ROOT / "scripts" / "isaacgym_typecheck.py"
+SCRIPT = ROOT / "tools" / "typecheck" / "isaacgym_typecheck.py"
 
 pytestmark = pytest.mark.skipif(
     not TOOLS.exists(), reason="no .venv-typecheck (mypy 1.16 + isaacgym-stubs): `make lint` "
@@ -27,7 +27,7 @@ def _adapter_files() -> int:
     for node in ast.parse(SCRIPT.read_text()).body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "ADAPTER":
             return len(ast.literal_eval(node.value))
-    raise AssertionError("scripts/isaacgym_typecheck.py has no ADAPTER tuple")
+    raise AssertionError("tools/typecheck/isaacgym_typecheck.py has no ADAPTER tuple")
 
 
 def test_adapter_passes_the_gate() -> None:

@@ -212,7 +212,7 @@ def _recorder(video: str | None, sim: Backend, fps: float) -> Any:
 
 
 def report(result: DemoResult) -> list[str]:
-    """What the demo prints at the end (and scripts/demo_figures.py publishes)."""
+    """What the demo prints at the end (and tools/figures/demo_figures.py publishes)."""
     local = result.replays[-1]
     lines = [
         f"worker: Python {result.python} (numpy {result.numpy}), pid {result.pid}",

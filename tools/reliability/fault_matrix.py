@@ -1,7 +1,7 @@
 """Render the fault matrix the tests recorded (build/fault-matrix.jsonl) as a Markdown table.
 
-    python scripts/fault_matrix.py            # publish the table into docs/reliability.md
-    python scripts/fault_matrix.py --check    # fail if the docs miss a recorded fault/phase
+    python tools/reliability/fault_matrix.py          # publish the table into docs/reliability.md
+    python tools/reliability/fault_matrix.py --check  # fail if the docs miss a recorded case
 """
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "figures"))
 from doc_figures import all_blocks, publish
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "build" / "fault-matrix.jsonl"
 DOC = ROOT / "docs" / "reliability.md"
-NAME = "fault-matrix"  # the figures:NAME block (scripts/doc_figures.py) it is published as
+NAME = "fault-matrix"  # the figures:NAME block (tools/figures/doc_figures.py) it is published as
 
 
 def table(rows: list[dict[str, object]]) -> str:
@@ -45,7 +46,7 @@ def main() -> int:
             print(f"docs/reliability.md lacks the tested case: {item}")
         print(f"{len(rows) - len(missing)} of {len(rows)} tested cases are documented")
         return 1 if missing else 0
-    publish(NAME, table(rows), rows, "make test && python scripts/fault_matrix.py")
+    publish(NAME, table(rows), rows, "make test && python tools/reliability/fault_matrix.py")
     print(f"wrote {len(rows)} rows into {DOC}")
     return 0
 

@@ -1,6 +1,6 @@
 """Run the demo (``python -m unisim demo``) and publish its output into README.md.
 
-    python scripts/demo_figures.py      # adds this run to docs/results/demo.json
+    python tools/figures/demo_figures.py      # adds this run to docs/results/demo.json
 
 The block shows this run's output and the range of each figure over all runs published
 so far: the distance walked is the same in every run on one machine, speeds vary.
@@ -34,7 +34,7 @@ def main() -> int:
              f"with other jobs: distance {' / '.join(distances)} m (the same in every run on "
              f"one machine); env-steps/s vary with the load: {'; '.join(ranges)} "
              f"(in-process: {local.label.removeprefix('in-process, ')})."]
-    publish("demo", "\n".join(block), {"runs": runs}, "python scripts/demo_figures.py")
+    publish("demo", "\n".join(block), {"runs": runs}, "python tools/figures/demo_figures.py")
     return 0
 
 

@@ -1,8 +1,8 @@
 """Soak: many steps, resets and create/close cycles; descriptors, RSS and /dev/shm must stay flat.
 
-    python scripts/soak.py            # 100,000 steps, 10,000 resets, 1,000 create/close cycles
-    python scripts/soak.py --quick    # a short version (CI)
-    python scripts/soak.py --publish  # also write the result into docs/reliability.md
+    python tools/reliability/soak.py            # 100,000 steps, 10,000 resets, 1,000 cycles
+    python tools/reliability/soak.py --quick    # a short version (CI)
+    python tools/reliability/soak.py --publish  # also write the result into docs/reliability.md
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -17,6 +18,8 @@ import numpy as np
 from tqdm import tqdm
 
 import unisim
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "figures"))
 from doc_figures import previous, publish
 
 
@@ -64,7 +67,8 @@ def main() -> int:
     lines.append("flat" if flat else "NOT FLAT")
     print("\n" + "\n".join(lines))
     if args.publish:
-        command = "python scripts/soak.py" + (" --quick" if args.quick else "") + " --publish"
+        quick = " --quick" if args.quick else ""
+        command = f"python tools/reliability/soak.py{quick} --publish"
         run = {"date": time.strftime("%Y-%m-%d"), "cpus": len(os.sched_getaffinity(0)),
                "python": platform.python_version(), "seconds": round(seconds, 1),
                "flat": flat, "start": start, "after_steps": middle, "end": end}

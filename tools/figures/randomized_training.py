@@ -6,9 +6,10 @@ Reads two run folders of ``python -m unisim train quadruped [--randomize]``, wri
 ``docs/figures/quadruped-friction.png`` (forward distance over an episode at friction 0.3
 and 1.25, each policy, mean of 64 envs), the section between the
 ``<!-- figures:randomized-training:... -->`` markers of docs/training.md, and its result
-file docs/results/randomized-training.json (scripts/doc_figures.py's ``publish``).
+file docs/results/randomized-training.json (tools/figures/doc_figures.py's ``publish``).
 
-    python scripts/randomized_training.py runs/quadruped-2026... runs/quadruped-randomized-2026...
+    python tools/figures/randomized_training.py runs/quadruped-2026... \
+        runs/quadruped-randomized-2026...
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from unisim.tasks import make
 from unisim.tasks.quadruped import BODIES
 from unisim.training.progress import read_metrics
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIGURES = ROOT / "docs" / "figures"
 FRICTIONS = (0.3, 1.25)  # the ends of the training range (the model's friction is 1)
 ENVS = 64
@@ -155,7 +156,7 @@ def main() -> int:
     plot(curves, rollouts, dt=0.02)
     block = block_text(summaries, rollouts)
     print(block)
-    command = "python scripts/randomized_training.py <plain run> <randomized run>"
+    command = "python tools/figures/randomized_training.py <plain run> <randomized run>"
     data = {"summaries": summaries, "rollouts": rollouts,
             "curves": {n: [{k: r[k] for k in ("iteration", "mean_return",
                                               "mean_episode_length", "wall_s")} for r in rows]

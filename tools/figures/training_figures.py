@@ -1,6 +1,6 @@
 """Train the built-in tasks, publish docs/training.md's figures, ship the demo's walker.
 
-    python scripts/training_figures.py     # cartpole twice, quadruped once (~6 min on 2 cores)
+    python tools/figures/training_figures.py   # cartpole twice, quadruped once (~6 min, 2 cores)
 
 Runs ``python -m unisim train``'s own ``train`` with its defaults (seed 0), the cartpole
 twice to show what a repeated run gives on one machine. Writes the results table
@@ -32,7 +32,7 @@ from unisim.policy import MlpPolicy, export
 from unisim.training.run import RunResult, train
 
 POLICY = ROOT / "unisim" / "models" / "quadruped_policy.npz"
-COMMAND = "python scripts/training_figures.py"
+COMMAND = "python tools/figures/training_figures.py"
 
 
 def ship_policy(result: RunResult) -> None:

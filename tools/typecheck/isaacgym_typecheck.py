@@ -5,7 +5,7 @@ Builds ``.typings/isaacgym/`` from the installed ``isaacgym-stubs`` (renaming it
 then runs mypy for Python 3.8 over the given worker modules. Run with the interpreter
 of the tools venv that has ``mypy==1.16.*`` and ``isaacgym-stubs`` (``make lint``)::
 
-    .venv-typecheck/bin/python scripts/isaacgym_typecheck.py [--worker DIR] [files...]
+    .venv-typecheck/bin/python tools/typecheck/isaacgym_typecheck.py [--worker DIR] [files...]
 
 Exit status: mypy's (0 when clean).
 """
@@ -20,8 +20,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TYPINGS = ROOT / "typings"
+ROOT = Path(__file__).resolve().parents[2]
+TYPINGS = Path(__file__).resolve().parent / "typings"
 GENERATED = ROOT / ".typings"
 PACKAGES = GENERATED / "packages"  # unisim.worker and unisim.protocol under their real names
 ADAPTER = ("worker/engines/isaacgym_engine.py", "worker/engines/isaacgym_sim.py",

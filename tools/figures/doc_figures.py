@@ -17,10 +17,10 @@ A measuring script calls ``publish(name, block, data, command)``: it writes the 
 and replaces the block in whichever document holds the markers. ``previous(name)`` gives
 the data of the last published run, for scripts that report a range over several runs.
 
-    python scripts/doc_figures.py --check    # CI: every block equals its result file's
+    python tools/figures/doc_figures.py --check    # CI: every block equals its result file's
 
 Stdlib only, so that any script (the benchmarks, the soak, the training runs) can import
-it: ``sys.path.insert(0, "<repo>/scripts")`` then ``from doc_figures import publish``.
+it: ``sys.path.insert(0, "<repo>/tools/figures")`` then ``from doc_figures import publish``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
 MARKER = re.compile(r"^<!-- figures:([A-Za-z0-9._-]+):(begin|end) -->$")
 
