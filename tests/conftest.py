@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
+
+from unisim.channel import Channel
+from unisim.process import WorkerProcess
+from unisim.protocol import Command
 
 
 @pytest.fixture(autouse=True)
@@ -23,6 +28,20 @@ def py38() -> str:
     if os.environ.get("UNISIM_REQUIRE_PY38"):
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+@pytest.fixture
+def py38_channel(py38: str) -> Iterator[Channel]:
+    """A bare Python 3.8 worker's channel, before HELLO; shut down and reaped afterwards."""
+    process = WorkerProcess(py38)
+    channel = Channel(process)
+    try:
+        yield channel
+    finally:
+        channel.request(Command.SHUTDOWN, {}, 10)
+        process.close_pipes()
+        process.reap(grace=5)
+        channel.close()
 
 
 @pytest.fixture(scope="session")

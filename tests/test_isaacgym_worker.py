@@ -6,8 +6,6 @@ the SDK import itself must fail cleanly, naming isaacgym, and leave the worker s
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,24 +13,12 @@ import pytest
 from unisim import models
 from unisim.channel import Channel
 from unisim.errors import RemoteError
-from unisim.process import WorkerProcess
 from unisim.protocol import Command
-
-PY38 = os.environ.get("UNISIM_PY38") or ""
-pytestmark = pytest.mark.skipif(not PY38, reason="UNISIM_PY38 is not set (make test sets it)")
 
 
 @pytest.fixture
-def channel() -> Iterator[Channel]:
-    process = WorkerProcess(PY38)
-    channel = Channel(process)
-    try:
-        yield channel
-    finally:
-        channel.request(Command.SHUTDOWN, {}, 10)
-        process.close_pipes()
-        process.reap(grace=5)
-        channel.close()
+def channel(py38_channel: Channel) -> Channel:
+    return py38_channel
 
 
 def init(channel: Channel, options: dict[str, Any], keyframe: str | None = None,

@@ -3,9 +3,6 @@ tasks train under randomisation."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
@@ -13,24 +10,13 @@ from unisim import PhysicsRandomization, Uniform, models
 from unisim.channel import Channel
 from unisim.errors import RemoteError
 from unisim.physics_randomization import friction, gravity, mass, stiffness
-from unisim.process import WorkerProcess
 from unisim.protocol import Command
-
-PY38 = os.environ.get("UNISIM_PY38") or ""
 
 
 @pytest.fixture
-def channel(py38: str) -> Iterator[Channel]:
-    process = WorkerProcess(py38)
-    channel = Channel(process)
-    channel.hello(30)
-    try:
-        yield channel
-    finally:
-        channel.request(Command.SHUTDOWN, {}, 10)
-        process.close_pipes()
-        process.reap(grace=5)
-        channel.close()
+def channel(py38_channel: Channel) -> Channel:
+    py38_channel.hello(30)
+    return py38_channel
 
 
 @pytest.mark.parametrize(("engine", "parameters", "message"), [
