@@ -48,14 +48,19 @@ class _Timespec(ctypes.Structure):
 
 
 class Line:
-    """One doorbell line over a (16,) uint32 numpy view of shared memory."""
+    """One doorbell line over a (16,) uint32 numpy view of shared memory.
+
+    ``words`` is a memoryview of the line (native uint32, little-endian on both futex
+    platforms): its items read and write as plain ints, about twice as fast as numpy's.
+    """
 
     def __init__(self, words):
         if words.dtype.str != "<u4" or words.shape != (WORDS,):
             raise ValueError("a doorbell line is 16 little-endian uint32 words")
         if not AVAILABLE:
             raise OSError("the doorbell needs Linux futexes on x86_64 or aarch64")
-        self.words = words
+        self.words = memoryview(words).cast("B").cast("I")
+        self._array = words  # keeps the mapping alive as long as the line
         self._address = words.ctypes.data
 
     def wake(self, index):
@@ -94,7 +99,7 @@ class Line:
             while True:
                 value = words[index]
                 if value != old:
-                    return int(value)
+                    return value
                 if time.perf_counter() > end:
                     break
                 os.sched_yield()  # a peer waiting for this core gets it
@@ -113,7 +118,7 @@ class Line:
             self._sleep(index, old, seconds)
             value = words[index]
         words[flag] = 0
-        return int(value)
+        return value
 
     def publish(self, index, value, flag):
         """Set word ``index`` to ``value`` and wake the peer if it sleeps (word ``flag``)."""

@@ -106,8 +106,10 @@ class WorkerPool:
             member.channel.settle()
 
     def check_alive(self) -> None:
-        if self.dead is not None:
-            raise BackendDead(f"the backend's worker is dead: {self.dead}") from self.dead
+        for member in self.members:  # a plain loop: this runs twice on every step
+            if member.channel.dead is not None:
+                dead = member.channel.dead
+                raise BackendDead(f"the backend's worker is dead: {dead}") from dead
 
     def after_failure(self, failure: BaseException) -> None:
         """Keep the pool after a plain remote error; kill every worker after anything else."""

@@ -111,7 +111,7 @@ class DoorbellStepping:
                 raise channel.died("during STEP", timeout, timed_out=True)
 
         words = line.words
-        value = int(words[bell.REPLY])
+        value = words[bell.REPLY]
         while value != request_id:
             value = line.await_change(bell.REPLY, value, bell.HOST_WAITING, spin, SLICE,
                                       between_slices, doze)

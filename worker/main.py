@@ -81,7 +81,7 @@ class BellRequests:
         self.line = bell.Line(words)
         self.pipe = pipe
         self.forecast = bell.Forecast(spin_seconds)  # when the host's next request is due
-        self.seen = int(words[bell.REQUEST])  # the last request served
+        self.seen = words[bell.REQUEST]  # the last request served
         self.replied_at = time.perf_counter()
         self.host_pid = os.getppid()
 
@@ -93,7 +93,7 @@ class BellRequests:
         self.forecast.observe(time.perf_counter() - self.replied_at)
         self.seen = seq
         if words[bell.COMMAND] == bell.CMD_STEP:
-            payload = {"substeps": int(words[bell.SUBSTEPS])}
+            payload = {"substeps": words[bell.SUBSTEPS]}
             ok = worker.handle(seq, protocol.Command.STEP, payload) is not None
             words[bell.STATUS] = bell.STATUS_OK if ok else bell.STATUS_ERROR
         else:

@@ -125,6 +125,10 @@ class BatchStepper:
         self.qpos = self.batch.bind("qpos")
         self.qvel = self.batch.bind("qvel")
         self.counts = self.batch.warning[:, :, 1]  # (nsim, mjNWARNING) counters, writable
+        # The whole warning array as bytes: one comparison (~0.3 us) says whether any env
+        # warned, where a numpy reduction over the strided counters costs several times that.
+        self.table = memoryview(self.batch.warning).cast("B")
+        self.clean = bytes(len(self.table))
         self.reset_rows(np.arange(num_envs), None, None)
 
     def step(self, ctrl, substeps, qpos, qvel):
@@ -135,12 +139,11 @@ class BatchStepper:
 
     def warnings(self, out):
         """Write each env's warnings since the last call as a bitmask; clear the counters."""
-        counts = self.counts
-        if counts.any():
-            out[:] = warning_bits(counts)
-            counts[...] = 0
-        else:
+        if self.table == self.clean:
             out[:] = 0
+            return
+        out[:] = warning_bits(self.counts)
+        self.batch.warning[...] = 0
 
     def reset_rows(self, ids, qpos, qvel):
         ids = np.asarray(ids, dtype=np.int64)
