@@ -4,7 +4,7 @@ Python 3.8 code using only the stdlib, numpy and msgpack. The format is specifie
 PROTOCOL.md beside this file.
 """
 
-from . import doorbell
+from . import doorbell, work_queue
 from .codec import WireTypeError, decode, encode, find_unsafe
 from .framing import MAX_FRAME, VERSION, FrameError, FrameReader, FrameWriter, StreamClosed
 from .messages import (
@@ -38,4 +38,5 @@ __all__ = [
     "find_unsafe",
     "pack",
     "unpack",
+    "work_queue",
 ]

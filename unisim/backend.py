@@ -27,7 +27,7 @@ from .physics_randomization import PhysicsRandomization
 from .planes import DataPlane
 from .planes import create as create_plane
 from .pool import WorkerPool, split_rows
-from .protocol import schemas
+from .protocol import schemas, work_queue
 from .sim_warnings import WarningMonitor, check_policy
 from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
@@ -109,7 +109,7 @@ class Backend(PhysicsMethods):
         self._doorbell = doorbell
         self.python, self._worker_env = resolve_worker(engine, python)
         reap_orphans()
-        self._resources = Workers(self.python, engine)
+        self._resources = Workers(self.python, engine, queue=True)
         self._pids: list[int] = []
         self._finalizer = weakref.finalize(self, _release, self._resources, self._plane)
         started = time.perf_counter()
@@ -125,11 +125,20 @@ class Backend(PhysicsMethods):
         workers = self._resources
         pool = self._pool = self._spawn()
         self._pids = pool.pids
+        queue: dict[str, Any] = {}
+        if self._shared:  # every worker builds every env; the first one publishes them
+            rows = work_queue.chunk_rows(self.num_envs, len(pool.members))
+            workers.queue.plan(self.num_envs, rows)  # type: ignore[union-attr]
+            queue = {"fd": workers.queue.fd, "rows": rows}  # type: ignore[union-attr]
         replies = workers.init(lambda m: {
             **self._spec, "num_envs": len(m.rows), "first_env": m.rows.start,
-            "total_envs": self.num_envs}, self._init_timeout, self._progress)
-        layout = Layout.from_replies(replies)
-        self.report = merged_report(replies, [m.rows for m in pool.members])
+            "total_envs": self.num_envs,
+            **({"queue": {**queue, "owner": m is pool.members[0]}} if queue else {}),
+        }, self._init_timeout, self._progress)
+        # Workers that share rows all hold every env: the first one speaks for them.
+        owners = pool.members[:1] if self._shared else pool.members
+        layout = Layout.from_replies(replies[:len(owners)])
+        self.report = merged_report(replies[:len(owners)], [m.rows for m in owners])
         if workers.arena is None:
             self.layout = layout
             workers.arena = self._plane.allocate(layout, self.num_envs, lines=len(pool.members))
@@ -166,20 +175,35 @@ class Backend(PhysicsMethods):
         """
         workers, threads = self._asked
         count = self.split.workers if self.split else workers or 1
-        self.worker_info = self._resources.spawn(split_rows(self.num_envs, count),
+        self.worker_info = self._resources.spawn(self._rows(count),
                                                  [self._worker_env] * count, self._init_timeout)
         if self.split is None:
             caps = split.capabilities(self.worker_info, self.engine, self._spec["options"])
             self.worker_info["split_capabilities"] = caps
             self.split = split.choose(caps, self.num_envs, workers=workers, threads=threads,
-                                      one_device=self._plane.one_device)
+                                      one_device=self._plane.one_device,
+                                      shareable=self.randomization is None)
             self._plane.check_workers(self.split.workers)
             self._spec["threads"] = self.split.threads
+            rows = self._rows(self.split.workers)
             if self.split.workers > count:
-                rows = split_rows(self.num_envs, self.split.workers)
                 self._resources.grow(rows, [self._worker_env] * (len(rows) - 1),
                                      self._init_timeout)
+            else:  # workers= started them all; sharing rows changes what each one holds
+                for member, own in zip(self._resources.live().members, rows, strict=True):
+                    member.rows = own
         return self._resources.live()
+
+    @property
+    def _shared(self) -> bool:
+        """Whether the workers share every row (``split.Split.shared``)."""
+        return self.split is not None and self.split.shared
+
+    def _rows(self, count: int) -> list[range]:
+        """The rows of each of ``count`` workers: all of them when they share rows."""
+        if self._shared:
+            return [range(self.num_envs)] * count
+        return split_rows(self.num_envs, count)
 
     def restart(self) -> None:
         """Replace the workers (dead or alive) by fresh ones over the same slots.
@@ -267,6 +291,8 @@ class Backend(PhysicsMethods):
                 self._plane.write("ctrl", ctrl)
             self._monitor.check_ctrl(self._ctrl)
             self._plane.inputs_written()
+            if self._shared:
+                self._resources.queue.fill()  # type: ignore[union-attr]
             self._stepping.step(int(substeps), self.timeout)
             self._plane.outputs_awaited()
             if self._physics is not None and self._physics.push_due():
@@ -297,7 +323,8 @@ class Backend(PhysicsMethods):
             physics = self._physics is not None and self._physics.spec.on_reset
             if physics:
                 self._physics.draw(rows)  # type: ignore[union-attr]
-            members = [m for m in self._pool.members if mask[m.rows.start:m.rows.stop].any()]
+            owners = self._pool.members[:1] if self._shared else self._pool.members
+            members = [m for m in owners if mask[m.rows.start:m.rows.stop].any()]
             if members:
                 self._plane.inputs_written()
                 self._pool.call(Command.RESET, {"qpos": qpos is not None,

@@ -1,9 +1,9 @@
 """The life of a group of workers and the arena they share, for ``Backend`` and
 ``RenderPool`` alike: spawn → handshake → INIT → arena → ATTACH → unlink, restart, close.
 
-``Workers`` is the one owner of both. It is kept apart from its user so that a finalizer
-can release it: workers come and go (``stop``, then ``spawn``: a restart), the arena
-stays until ``close``.
+``Workers`` is the one owner of both (and of a backend's STEP work queue). It is kept
+apart from its user so that a finalizer can release it: workers come and go (``stop``,
+then ``spawn``: a restart), the arena stays until ``close``.
 """
 
 from __future__ import annotations
@@ -25,16 +25,20 @@ Payload = Callable[[Member], dict[str, Any]]
 
 
 class Workers:
-    def __init__(self, python: str, engine: str) -> None:
+    def __init__(self, python: str, engine: str, queue: bool = False) -> None:
+        """``queue``: give every worker the read end of a STEP work queue (a backend's,
+        used when its split shares rows: ``protocol.work_queue``)."""
         self.python = python
         self.engine = engine
         self.pool: WorkerPool | None = None
         self.arena: Arena | None = None
+        self.queue = protocol.work_queue.WorkQueue() if queue else None
 
     def spawn(self, rows: Sequence[range], envs: Sequence[dict[str, str]],
               timeout: float) -> dict[str, Any]:
         """Start one worker per row range and read their HELLOs; the first one's."""
-        self.pool = WorkerPool(self.python, rows, envs)
+        inherited = (self.queue.fd,) if self.queue else ()
+        self.pool = WorkerPool(self.python, rows, envs, pass_fds=inherited)
         return handshake(self.pool, self.python, self.engine, timeout)
 
     def grow(self, rows: Sequence[range], envs: Sequence[dict[str, str]],
@@ -88,6 +92,9 @@ class Workers:
             if self.arena is not None:
                 self.arena.close()
                 self.arena = None
+            if self.queue is not None:
+                self.queue.close()
+                self.queue = None
 
     def stop(self) -> None:
         """Stop the workers politely (SHUTDOWN to all, then every reply), then firmly."""

@@ -37,9 +37,12 @@ class Member:
 
 class WorkerPool:
     def __init__(self, python: str, rows: Sequence[range],
-                 envs: Sequence[dict[str, str]] | None = None) -> None:
-        """One worker per row range; ``envs``: extra environment variables per worker."""
+                 envs: Sequence[dict[str, str]] | None = None,
+                 pass_fds: tuple[int, ...] = ()) -> None:
+        """One worker per row range; ``envs``: extra environment variables per worker;
+        ``pass_fds``: descriptors every worker inherits."""
         self.python = python
+        self.pass_fds = pass_fds
         self.members: list[Member] = []
         # How a worker learns that a request frame waits: it reads the pipe (nothing to do),
         # unless a stepping strategy has it wait elsewhere (stepping.DoorbellStepping).
@@ -51,7 +54,8 @@ class WorkerPool:
         """Start one more worker per row range; returns the new members."""
         new = []
         for k, row_range in enumerate(rows):
-            process = WorkerProcess(self.python, env=None if envs is None else envs[k])
+            process = WorkerProcess(self.python, env=None if envs is None else envs[k],
+                                    pass_fds=self.pass_fds)
             new.append(Member(process, Channel(process), row_range))
         self.members += new
         return new

@@ -62,12 +62,15 @@ def worker_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
 class WorkerProcess:
     """A worker interpreter in its own session, with its stderr forwarded to ``logging``."""
 
-    def __init__(self, python: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, python: str, env: dict[str, str] | None = None,
+                 pass_fds: tuple[int, ...] = ()) -> None:
+        """``pass_fds``: descriptors the worker inherits (the work queue's read end)."""
         self.python = python
         self.popen = subprocess.Popen(
             [python, str(BOOTSTRAP), str(PROTOCOL_DIR)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=worker_environment(env), start_new_session=True, bufsize=0,
+            pass_fds=pass_fds,
         )
         # stdin=PIPE (and so on) guarantees the three streams; the casts tell mypy.
         self.stdin_fd = cast(IO[bytes], self.popen.stdin).fileno()

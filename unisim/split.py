@@ -25,11 +25,16 @@ Capabilities = dict[str, Any]
 
 @dataclass(frozen=True)
 class Split:
-    """``workers`` processes with ``threads`` stepping threads each, and why."""
+    """``workers`` processes with ``threads`` stepping threads each, and why.
+
+    ``shared``: every worker maps every env and a STEP's rows are claimed in chunks from
+    one queue (``protocol.work_queue``), so no worker waits on a slower core's fixed share.
+    """
 
     workers: int
     threads: int
     reason: str
+    shared: bool = False
 
 
 def cores() -> int:
@@ -64,17 +69,27 @@ def capabilities(hello: Mapping[str, Any], engine: str,
 
 def choose(caps: Mapping[str, Any], num_envs: int, *, workers: int | None = None,
            threads: int | None = None, one_device: bool = False,
-           cpus: int | None = None) -> Split:
+           cpus: int | None = None, shareable: bool = True) -> Split:
     """The split for ``num_envs`` envs of an engine with capabilities ``caps``.
 
     ``one_device``: the slots live on one GPU (or a GPU was named), so one worker.
     ``workers`` and ``threads`` override the choice; ``cpus`` defaults to ``cores()``.
+    Several workers of an engine that can (``caps["shares_rows"]``) share their rows
+    unless ``shareable`` is False (per-env physics parameters live in each worker).
     """
+    chosen = _choose(caps, num_envs, workers, threads, one_device, cpus or cores())
+    if chosen.workers > 1 and shareable and caps.get("shares_rows"):
+        return Split(chosen.workers, chosen.threads,
+                     f"{chosen.reason}; rows claimed in chunks from a shared queue", True)
+    return chosen
+
+
+def _choose(caps: Mapping[str, Any], num_envs: int, workers: int | None,
+            threads: int | None, one_device: bool, cpus: int) -> Split:
     for name, value in (("workers", workers), ("threads", threads)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                   or value < 1):
             raise ValueError(f"{name} must be a positive int or None, got {value!r}")
-    cpus = cpus or cores()
     threaded = bool(caps.get("threaded"))
     if workers is not None:
         if workers > num_envs:

@@ -38,13 +38,17 @@ def _mujoco():
         release = version("mujoco")
     except Exception:  # a source checkout without metadata: the version is not essential
         release = "unknown"
-    return {"engine": "MuJoCo %s" % release, "version": release, "threaded": threaded}
+    # Without the batch, every env's state is a row of one array, so workers can share rows
+    # (claimed from a work queue, protocol.work_queue) once that array is in shared memory.
+    return {"engine": "MuJoCo %s" % release, "version": release, "threaded": threaded,
+            "shares_rows": not threaded}
 
 
 def capabilities():
     """What the host needs to split the envs among workers, per engine (see unisim.split):
     ``threaded``: the engine steps a batch on threads of its own, so one worker with every
-    core beats one worker per core; ``per_device``: one worker per GPU."""
+    core beats one worker per core; ``per_device``: one worker per GPU; ``shares_rows``:
+    its workers can take a STEP's rows from a shared queue (INIT ``queue``)."""
     mujoco = _mujoco()
     return {
         "mujoco": mujoco,

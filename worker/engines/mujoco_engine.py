@@ -7,11 +7,13 @@ Python loop over every env's state in one scratch ``MjData`` (MuJoCo 3.x, e.g. o
 
 import copy
 import os
+import stat
 
 import numpy as np
 
 from unisim.protocol.arena import ArenaCache
 from unisim.protocol.schemas import parse_capture_request, slot
+from unisim.protocol.work_queue import claim
 
 from . import mujoco_physics, physics, rendering
 from .base import Engine, EngineFault
@@ -47,34 +49,69 @@ class LoopStepper:
         self.clean = bytes(len(self.counter))
         self.raised = np.zeros(num_envs, dtype=np.uint8)  # warning bits since warnings()
         self.models = [model] * num_envs  # one copy each once physics is randomised
+        self.queue = None  # (fd, rows per chunk, warnings slot) once rows are shared
         self.reset_rows(range(num_envs), None, None)
+
+    def state_slots(self):
+        """The slots that hold every env's state when workers share rows."""
+        return [slot("state", "<f8", [self.states.shape[1]]), slot("raised", "|u1", [])]
+
+    def share(self, slots, fd, rows, owner):
+        """Keep the state in the shared ``slots`` (the ``owner`` fills them) and step the
+        chunks claimed from the work queue ``fd`` (``protocol.work_queue``)."""
+        if owner:
+            slots["state"][:] = self.states
+            slots["raised"][:] = self.raised
+        self.states, self.raised = slots["state"], slots["raised"]
+        self.qpos = self.states[:, 1:1 + self.model.nq]
+        self.qvel = self.states[:, 1 + self.model.nq:1 + self.model.nq + self.model.nv]
+        self.queue = (fd, rows, slots["warnings"])
 
     def own_models(self):
         """Give every env its own ``MjModel`` copy, for per-env physics parameters."""
         self.models = [copy.copy(self.model) for _ in self.models]
 
     def step(self, ctrl, substeps, qpos, qvel):
+        if self.queue is None:
+            self.step_rows(0, len(self.states), ctrl, substeps)
+            qpos[:] = self.qpos
+            qvel[:] = self.qvel
+            return
+        fd, rows, warnings = self.queue
+        chunk = claim(fd)
+        while chunk is not None:
+            lo = chunk * rows
+            hi = min(lo + rows, len(self.states))
+            self.step_rows(lo, hi, ctrl, substeps)
+            qpos[lo:hi] = self.qpos[lo:hi]
+            qvel[lo:hi] = self.qvel[lo:hi]
+            warnings[lo:hi] = self.raised[lo:hi]  # what warnings() does for unshared rows
+            self.raised[lo:hi] = 0
+            chunk = claim(fd)
+
+    def step_rows(self, lo, hi, ctrl, substeps):
         mujoco, data, spec = self.mujoco, self.data, self.spec
         set_state, get_state, mj_step = mujoco.mj_setState, mujoco.mj_getState, mujoco.mj_step
         own_ctrl, counter, clean = data.ctrl, self.counter, self.clean
-        for i, (model, state, ctrl_row) in enumerate(zip(self.models, self.states, ctrl)):
+        for i, model, state, ctrl_row in zip(range(lo, hi), self.models[lo:hi],
+                                             self.states[lo:hi], ctrl[lo:hi]):
             set_state(model, data, state, spec)
             own_ctrl[:] = ctrl_row
             mj_step(model, data, substeps)
             get_state(model, data, state, spec)
             if counter != clean:
                 self._collect_warnings(i)
-        qpos[:] = self.qpos
-        qvel[:] = self.qvel
 
     def _collect_warnings(self, i):
         self.raised[i] |= warning_bits(self.table[:, 1])
         self.table[:] = 0
 
     def warnings(self, out):
-        """Write each env's warnings since the last call as a bitmask; clear them."""
-        out[:] = self.raised
-        self.raised[:] = 0
+        """Write each env's warnings since the last call as a bitmask; clear them (shared
+        rows: done chunk by chunk in ``step``)."""
+        if self.queue is None:
+            out[:] = self.raised
+            self.raised[:] = 0
 
     def reset_rows(self, ids, qpos, qvel):
         mujoco, data = self.mujoco, self.data
@@ -183,9 +220,12 @@ class MujocoEngine(Engine):
         self.stepper = stepper_class(mujoco, model, num_envs, scene.key_id, threads)
         self.mujoco = mujoco
         self.model = model
+        self.queue = shared_queue(spec.get("queue"), self.stepper)
         layout = scene.layout("mujoco", mujoco.__version__, self.stepper.name)
         # Per-env MuJoCo warnings of the last step (bit k: mjtWarning k), named for the host.
         layout["slots"].append(slot("warnings", "|u1", []))
+        if self.queue is not None:
+            layout["slots"] += self.stepper.state_slots()
         layout["report"] = {"warnings": warning_names(mujoco)}
         self.physics = self.physics_applier(spec.get("physics"))
         layout["slots"] += physics.slots(spec.get("physics"))
@@ -215,6 +255,11 @@ class MujocoEngine(Engine):
 
     def attach(self, slots):
         self.slots = slots
+        queue = self.queue
+        if queue is not None:
+            self.stepper.share(slots, queue["fd"], queue["rows"], queue["owner"])
+            if not queue["owner"]:
+                return  # the owner publishes the shared rows
         everything = np.arange(self.slots["qpos"].shape[0])
         self.stepper.publish(everything, slots["qpos"], slots["qvel"])
 
@@ -281,6 +326,28 @@ def warning_bits(counts):
     """Bitmask (uint8) of the nonzero warning counters along the last axis."""
     raised = np.asarray(counts) > 0
     return (raised * (1 << np.arange(raised.shape[-1]))).sum(axis=-1).astype(np.uint8)
+
+
+def shared_queue(request, stepper):
+    """INIT's ``queue`` (workers sharing rows), checked; None when rows are not shared."""
+    if request is None:
+        return None
+    if not isinstance(stepper, LoopStepper):
+        raise ValueError("INIT queue: this MuJoCo steps on threads of its own (%s stepper), "
+                         "so its workers do not share rows" % stepper.name)
+    fd, rows, owner = request.get("fd"), request.get("rows"), request.get("owner")
+    if not (isinstance(fd, int) and isinstance(rows, int) and rows >= 1
+            and isinstance(owner, bool)):
+        raise ValueError("INIT queue must be {fd: int, rows: int >= 1, owner: bool}, got %r"
+                         % (request,))
+    try:
+        is_pipe = stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        is_pipe = False
+    if not is_pipe:
+        raise ValueError("INIT queue fd %d is not a pipe this worker inherited from the "
+                         "host" % fd)
+    return {"fd": fd, "rows": rows, "owner": owner}
 
 
 def _has_batch(mujoco):

@@ -1,0 +1,132 @@
+"""Workers that share rows: a STEP's chunks claimed from one queue (protocol.work_queue)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import unisim
+from unisim import split
+from unisim.channel import Channel
+from unisim.errors import RemoteError, UnisimError
+from unisim.protocol import Command, work_queue
+
+SINGLE = {"engine": "MuJoCo 3.2.3", "threaded": False, "shares_rows": True}
+READER = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from work_queue import claim
+fd, got = int(sys.argv[2]), []
+os.read(0, 1)  # start together
+chunk = claim(fd)
+while chunk is not None:
+    got.append(chunk)
+    sum(range(500))  # a little work per chunk, as a worker's stepping
+    chunk = claim(fd)
+print(" ".join(map(str, got)))
+"""
+
+
+def test_chunks_cover_every_row_and_fit_the_pipe() -> None:
+    for num_envs, workers in [(1, 1), (150, 3), (151, 3), (4096, 16), (10**6, 2)]:
+        rows = work_queue.chunk_rows(num_envs, workers)
+        chunks = -(-num_envs // rows)
+        assert rows >= 1 and chunks <= work_queue.MAX_CHUNKS
+        assert (chunks - 1) * rows < num_envs <= chunks * rows
+    assert work_queue.chunk_rows(4096, 16) == 4096 // (16 * work_queue.CHUNKS_PER_WORKER)
+
+
+def test_each_token_goes_to_exactly_one_of_several_processes() -> None:
+    queue = work_queue.WorkQueue()
+    try:
+        queue.plan(3000, 1)
+        protocol_dir = os.path.dirname(work_queue.__file__)
+        readers = [subprocess.Popen([sys.executable, "-c", READER, protocol_dir, str(queue.fd)],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    pass_fds=(queue.fd,)) for _ in range(4)]
+        queue.fill()
+        for reader in readers:
+            reader.stdin.write(b"g")  # type: ignore[union-attr]
+            reader.stdin.flush()  # type: ignore[union-attr]
+        outputs = [r.communicate(timeout=30)[0].split() for r in readers]
+        claimed = sorted(int(k) for out in outputs for k in out)
+        assert claimed == list(range(3000))  # none twice, none lost
+        assert sum(1 for out in outputs if out) >= 2  # they really competed
+        assert work_queue.claim(queue.fd) is None
+        queue.fill()  # leftovers of a failed step are dropped before the next fill
+        queue.fill()
+        assert len([k for k in iter(lambda: work_queue.claim(queue.fd), None)]) == 3000
+    finally:
+        queue.close()
+
+
+def test_single_threaded_engines_share_rows_unless_physics_is_per_worker() -> None:
+    assert split.choose(SINGLE, 4096, cpus=16).shared
+    assert split.choose(SINGLE, 4096, workers=3, cpus=16).shared
+    assert not split.choose(SINGLE, 4096, cpus=16, shareable=False).shared
+    assert not split.choose(SINGLE, 4096, workers=1, cpus=16).shared
+    assert not split.choose({**SINGLE, "shares_rows": False}, 4096, cpus=16).shared
+    assert not split.choose({"threaded": True, "shares_rows": False}, 4096, cpus=16).shared
+
+
+NUM_ENVS = 151  # with 3 workers, chunks of 3 rows: the last one is short
+
+
+def _drive(sim: unisim.Backend, steps: int, reset: bool) -> tuple[np.ndarray, np.ndarray]:
+    """States and warning flags after each of ``steps`` steps (with a reset halfway)."""
+    controls = np.random.default_rng(7).uniform(-3, 3, (steps, NUM_ENVS, 1))
+    states, flags = [], []
+    for k in range(steps):
+        sim.step(controls[k])
+        if reset and k == steps // 2:
+            sim.reset([0, 75, 150], qpos=[[0.3, 0.1]] * 3, qvel=[[0.0, 50.0]] * 3)
+        states.append(np.concatenate([sim.qpos, sim.qvel], axis=1))
+        flags.append(sim.warnings.copy())
+    return np.array(states), np.array(flags)
+
+
+def _run(py38: str, workers: int, steps: int = 24,
+         reset: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    with unisim.Backend("mujoco", model="cartpole", num_envs=NUM_ENVS, python=py38,
+                        workers=workers, progress=False) as sim:
+        return _drive(sim, steps, reset)
+
+
+def test_shared_rows_step_bitwise_as_one_worker(py38: str) -> None:
+    with unisim.Backend("mujoco", model="cartpole", num_envs=NUM_ENVS, python=py38,
+                        workers=3, progress=False) as sim:
+        assert sim.split is not None and sim.split.shared
+        assert "shared queue" in sim.split.reason
+        assert len(set(sim.worker_pids)) == 3 and sim.layout.num_envs == NUM_ENVS
+    one, one_flags = _run(py38, workers=1)
+    three, three_flags = _run(py38, workers=3)
+    assert np.array_equal(one, three)
+    assert np.array_equal(one_flags, three_flags)
+    assert np.abs(np.diff(one, axis=0)).sum() > 0  # it moved
+
+
+def test_a_step_whose_workers_died_fails_and_a_restart_steps_as_new(py38: str) -> None:
+    fresh, _ = _run(py38, workers=2, steps=4, reset=False)
+    with unisim.Backend("mujoco", model="cartpole", num_envs=NUM_ENVS, python=py38,
+                        workers=2, progress=False) as sim:
+        for pid in sim.worker_pids:
+            os.kill(pid, signal.SIGKILL)
+        with pytest.raises(UnisimError, match="worker"):
+            sim.step()  # the queue keeps tokens nobody claimed
+        sim.restart()
+        after, _ = _drive(sim, 4, reset=False)
+    assert np.array_equal(after, fresh)
+
+
+def test_init_refuses_a_queue_that_is_not_an_inherited_pipe(py38_channel: Channel) -> None:
+    py38_channel.hello(30)
+    spec = {"engine": "mujoco", "model": str(unisim.models.resolve("cartpole")),
+            "num_envs": 2, "first_env": 0, "total_envs": 2,
+            "queue": {"fd": 0, "rows": 1, "owner": True}}
+    with pytest.raises(RemoteError, match="queue fd 0 is not a pipe this worker inherited"):
+        py38_channel.request(Command.INIT, spec, 60)
