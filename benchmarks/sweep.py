@@ -9,7 +9,8 @@ core (the reference) and on one thread; the unisim worker's own stepper run in t
 process (physics plus the copies between engine and slots, no process boundary); unisim
 with its default split and with ``workers=K`` (threads = cores / K); and, with a Python 3.8
 interpreter (``UNISIM_PY38``), MuJoCo 3.2's MjData loop in-process on 3.8, the worker's
-stepper there, and the 3.8 worker with its default split and ``workers=1, 2, 8``. Ratios
+stepper there, and the 3.8 worker with its default split (its workers sharing rows, and
+not) and ``workers=1, 2, 8``. Ratios
 are medians of per-repetition ratios to the reference. Then: where a step's time goes
 (by subtraction of those rows), memory per worker and per env, step latency (the suite's),
 and the targets of issue 15. Ctrl is zeros, written every step; 1 substep.
@@ -40,6 +41,7 @@ from sweep_report import block, plot
 from systems import Remote, RemoteRunner, System, python38
 
 import unisim
+from unisim import split
 from unisim.process import BOOTSTRAP
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
@@ -51,6 +53,7 @@ STEPPER = "worker's stepper in-process, all threads"
 DEFAULT = "unisim default split"
 LOOP38, STEPPER38 = "3.8 in-process MjData loop", "3.8 worker's stepper in-process"
 DEFAULT38 = "3.8 worker, default split"
+FIXED38 = "3.8 worker, default split, rows not shared"
 
 
 def cores() -> int:
@@ -95,6 +98,20 @@ class Sim:
         self.sim.close()
 
 
+class FixedRows(Sim):
+    """The split as it was before workers shared rows: each worker steps a fixed share.
+    (No option asks for that; this benchmark chooses the split as if rows could not be
+    shared, which is what per-env physics randomisation does.)"""
+
+    def __init__(self, model: str, num_envs: int, **options: Any) -> None:
+        choose = split.choose
+        split.choose = lambda *args, **kw: choose(*args, **{**kw, "shareable": False})
+        try:
+            super().__init__(model, num_envs, **options)
+        finally:
+            split.choose = choose
+
+
 def memory(sim: unisim.Backend) -> dict[str, Any]:
     """Resident memory of each worker (MiB, from /proc/PID/status) and slot bytes per env."""
     fields = ("VmRSS", "RssAnon", "RssFile", "RssShmem")
@@ -131,6 +148,7 @@ def systems(model: str, cfg: argparse.Namespace, py38: str | None,
         rows[name] = ((lambda n, r=request: Remote(runner38, n, model=model, substeps=1, **r))
                       if runner38 else missing)
     rows[DEFAULT38] = (lambda n: Sim(model, n, python=py38)) if py38 else missing
+    rows[FIXED38] = (lambda n: FixedRows(model, n, python=py38)) if py38 else missing
     for k in (1, 2, 8):
         if k <= cpus:
             rows[f"3.8 worker, workers={k}"] = ((lambda n, k=k: Sim(model, n, python=py38,
