@@ -26,8 +26,8 @@ from .physics_draws import PhysicsDraws
 from .physics_randomization import PhysicsRandomization
 from .planes import DataPlane
 from .planes import create as create_plane
-from .pool import WorkerPool, split_rows
-from .protocol import schemas, work_queue
+from .pool import WorkerPool
+from .protocol import schemas
 from .sim_warnings import WarningMonitor, check_policy
 from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
@@ -42,12 +42,11 @@ class Backend(PhysicsMethods):
 
     State lives in shared memory: ``qpos``, ``qvel`` and ``ctrl`` are numpy views of shape
     ``(num_envs, nq | nv | nu)`` that the workers update in place on every ``step`` and
-    ``reset``; ``tensors()`` gives torch views of the same memory. The envs are split into
-    contiguous row ranges, each stepped by its own worker process with ``threads`` threads:
-    ``split.choose`` picks the split from the worker engine's capabilities (one worker with
-    every core for an engine with threads of its own, one worker per core for a
-    single-threaded one); ``workers=`` and ``threads=`` override it, and ``sim.split`` says
-    what was chosen and why.
+    ``reset``; ``tensors()`` gives torch views of the same memory. ``split.choose`` splits
+    the envs among worker processes from the engine's capabilities (one worker with every
+    core for an engine with threads of its own; one per core for a single-threaded one,
+    sharing their rows where it can); ``workers=`` and ``threads=`` override it, and
+    ``sim.split`` says what was chosen and why.
 
     ``data_plane="cuda"`` (engines whose state lives on a GPU: ``"mjx"``, ``"isaacgym"`` on
     its GPU pipeline) puts the engine's slots in memory of GPU ``device`` shared with one
@@ -125,16 +124,10 @@ class Backend(PhysicsMethods):
         workers = self._resources
         pool = self._pool = self._spawn()
         self._pids = pool.pids
-        queue: dict[str, Any] = {}
-        if self._shared:  # every worker builds every env; the first one publishes them
-            rows = work_queue.chunk_rows(self.num_envs, len(pool.members))
-            workers.queue.plan(self.num_envs, rows)  # type: ignore[union-attr]
-            queue = {"fd": workers.queue.fd, "rows": rows}  # type: ignore[union-attr]
+        queue = workers.queue_fields(self.num_envs) if self._shared else lambda m: {}
         replies = workers.init(lambda m: {
             **self._spec, "num_envs": len(m.rows), "first_env": m.rows.start,
-            "total_envs": self.num_envs,
-            **({"queue": {**queue, "owner": m is pool.members[0]}} if queue else {}),
-        }, self._init_timeout, self._progress)
+            "total_envs": self.num_envs, **queue(m)}, self._init_timeout, self._progress)
         # Workers that share rows all hold every env: the first one speaks for them.
         owners = pool.members[:1] if self._shared else pool.members
         layout = Layout.from_replies(replies[:len(owners)])
@@ -175,8 +168,9 @@ class Backend(PhysicsMethods):
         """
         workers, threads = self._asked
         count = self.split.workers if self.split else workers or 1
-        self.worker_info = self._resources.spawn(self._rows(count),
-                                                 [self._worker_env] * count, self._init_timeout)
+        self.worker_info = self._resources.spawn(
+            split.worker_rows(self._shared, self.num_envs, count), [self._worker_env] * count,
+            self._init_timeout)
         if self.split is None:
             caps = split.capabilities(self.worker_info, self.engine, self._spec["options"])
             self.worker_info["split_capabilities"] = caps
@@ -185,7 +179,7 @@ class Backend(PhysicsMethods):
                                       shareable=self.randomization is None)
             self._plane.check_workers(self.split.workers)
             self._spec["threads"] = self.split.threads
-            rows = self._rows(self.split.workers)
+            rows = split.worker_rows(self._shared, self.num_envs, self.split.workers)
             if self.split.workers > count:
                 self._resources.grow(rows, [self._worker_env] * (len(rows) - 1),
                                      self._init_timeout)
@@ -195,15 +189,8 @@ class Backend(PhysicsMethods):
         return self._resources.live()
 
     @property
-    def _shared(self) -> bool:
-        """Whether the workers share every row (``split.Split.shared``)."""
+    def _shared(self) -> bool:  # the workers share every row (split.Split.shared)
         return self.split is not None and self.split.shared
-
-    def _rows(self, count: int) -> list[range]:
-        """The rows of each of ``count`` workers: all of them when they share rows."""
-        if self._shared:
-            return [range(self.num_envs)] * count
-        return split_rows(self.num_envs, count)
 
     def restart(self) -> None:
         """Replace the workers (dead or alive) by fresh ones over the same slots.
@@ -292,7 +279,7 @@ class Backend(PhysicsMethods):
             self._monitor.check_ctrl(self._ctrl)
             self._plane.inputs_written()
             if self._shared:
-                self._resources.queue.fill()  # type: ignore[union-attr]
+                self._resources.fill_queue()
             self._stepping.step(int(substeps), self.timeout)
             self._plane.outputs_awaited()
             if self._physics is not None and self._physics.push_due():

@@ -78,6 +78,22 @@ class Workers:
         finally:
             self.arena.unlink()
 
+    def queue_fields(self, num_envs: int) -> Payload:
+        """INIT's ``queue`` for each worker once they share ``num_envs`` rows: every worker
+        builds every env, the first one (the owner) publishes them."""
+        if self.queue is None:
+            raise SetupError("no work queue: Workers(queue=True)", hint="a bug in unisim")
+        queue, first = self.queue, self.live().members[0]
+        rows = protocol.work_queue.chunk_rows(num_envs, len(self.live().members))
+        queue.plan(num_envs, rows)
+        return lambda m: {"queue": {"fd": queue.fd, "rows": rows, "owner": m is first}}
+
+    def fill_queue(self) -> None:
+        """Queue every chunk of the next STEP (workers that share rows)."""
+        if self.queue is None:
+            raise SetupError("no work queue: Workers(queue=True)", hint="a bug in unisim")
+        self.queue.fill()
+
     def live(self) -> WorkerPool:
         """The running pool."""
         if self.pool is None:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .pool import split_rows
+
 # Below this many envs per worker, one more process costs more (a wake-up and a straggler
 # to wait for on every step) than it brings.
 MIN_ROWS_PER_WORKER = 64
@@ -35,6 +37,12 @@ class Split:
     threads: int
     reason: str
     shared: bool = False
+
+
+def worker_rows(shared: bool, num_envs: int, count: int) -> list[range]:
+    """The rows each of ``count`` workers holds: a contiguous share, or every row when the
+    workers share rows (``Split.shared``)."""
+    return [range(num_envs)] * count if shared else split_rows(num_envs, count)
 
 
 def cores() -> int:
