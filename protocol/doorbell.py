@@ -59,8 +59,7 @@ class Line:
             raise ValueError("a doorbell line is 16 little-endian uint32 words")
         if not AVAILABLE:
             raise OSError("the doorbell needs Linux futexes on x86_64 or aarch64")
-        self.words = memoryview(words).cast("B").cast("I")
-        self._array = words  # keeps the mapping alive as long as the line
+        self.words = memoryview(words).cast("B").cast("I")  # holds ``words``, and so the mapping
         self._address = words.ctypes.data
 
     def wake(self, index):

@@ -16,7 +16,9 @@ import os
 import struct
 
 TOKEN = struct.Struct("<H")
-MAX_CHUNKS = 1 << 15  # tokens of one step must fit a pipe's default 64 KiB at once
+# A step's tokens fit PIPE_BUF (4 KiB): one atomic write, which even a pipe shrunk to its
+# minimum (a user over fs.pipe-user-pages-soft) takes without blocking.
+MAX_CHUNKS = 4096 // TOKEN.size
 CHUNKS_PER_WORKER = 16  # a straggler's extra time is at most about 1/16 of a share
 
 

@@ -33,7 +33,7 @@ print(" ".join(map(str, got)))
 
 
 def test_chunks_cover_every_row_and_fit_the_pipe() -> None:
-    for num_envs, workers in [(1, 1), (150, 3), (151, 3), (4096, 16), (10**6, 2)]:
+    for num_envs, workers in [(1, 1), (150, 3), (151, 3), (4096, 16), (10**6, 2), (10**6, 256)]:
         rows = work_queue.chunk_rows(num_envs, workers)
         chunks = -(-num_envs // rows)
         assert rows >= 1 and chunks <= work_queue.MAX_CHUNKS

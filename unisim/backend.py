@@ -128,8 +128,7 @@ class Backend(PhysicsMethods):
         replies = workers.init(lambda m: {
             **self._spec, "num_envs": len(m.rows), "first_env": m.rows.start,
             "total_envs": self.num_envs, **queue(m)}, self._init_timeout, self._progress)
-        # Workers that share rows all hold every env: the first one speaks for them.
-        owners = pool.members[:1] if self._shared else pool.members
+        owners = self._owners
         layout = Layout.from_replies(replies[:len(owners)])
         self.report = merged_report(replies[:len(owners)], [m.rows for m in owners])
         if workers.arena is None:
@@ -180,17 +179,17 @@ class Backend(PhysicsMethods):
             self._plane.check_workers(self.split.workers)
             self._spec["threads"] = self.split.threads
             rows = split.worker_rows(self._shared, self.num_envs, self.split.workers)
-            if self.split.workers > count:
-                self._resources.grow(rows, [self._worker_env] * (len(rows) - 1),
-                                     self._init_timeout)
-            else:  # workers= started them all; sharing rows changes what each one holds
-                for member, own in zip(self._resources.live().members, rows, strict=True):
-                    member.rows = own
+            self._resources.grow(rows, [self._worker_env] * (len(rows) - count),
+                                 self._init_timeout)
         return self._resources.live()
 
     @property
     def _shared(self) -> bool:  # the workers share every row (split.Split.shared)
         return self.split is not None and self.split.shared
+
+    @property
+    def _owners(self) -> list[Any]:  # who answers for the rows: with shared rows, the first
+        return self._pool.members[:1] if self._shared else self._pool.members
 
     def restart(self) -> None:
         """Replace the workers (dead or alive) by fresh ones over the same slots.
@@ -310,8 +309,7 @@ class Backend(PhysicsMethods):
             physics = self._physics is not None and self._physics.spec.on_reset
             if physics:
                 self._physics.draw(rows)  # type: ignore[union-attr]
-            owners = self._pool.members[:1] if self._shared else self._pool.members
-            members = [m for m in owners if mask[m.rows.start:m.rows.stop].any()]
+            members = [m for m in self._owners if mask[m.rows.start:m.rows.stop].any()]
             if members:
                 self._plane.inputs_written()
                 self._pool.call(Command.RESET, {"qpos": qpos is not None,
@@ -335,7 +333,7 @@ class Backend(PhysicsMethods):
         image = self._images.declare(width, height)
         with self._lock:
             self._check_open()
-            member = next(m for m in self._pool.members if env[0] in m.rows)
+            member = next(m for m in self._owners if env[0] in m.rows)
             self._pool.call(Command.CAPTURE, schemas.capture_request(
                 env_id=int(env[0]) - member.rows.start, camera=camera, width=width,
                 height=height, image=image), self.timeout, members=[member])

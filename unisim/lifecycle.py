@@ -43,10 +43,15 @@ class Workers:
 
     def grow(self, rows: Sequence[range], envs: Sequence[dict[str, str]],
              timeout: float) -> None:
-        """Give the first worker ``rows[0]`` and start one more worker per other range."""
+        """Give the running workers the first ranges of ``rows`` (the split may change what
+        each holds) and start one more worker, with ``envs``, per range left."""
         pool = self.live()
-        pool.members[0].rows = rows[0]
-        handshake(pool, self.python, self.engine, timeout, pool.extend(rows[1:], envs))
+        running = len(pool.members)
+        for member, own in zip(pool.members, rows[:running], strict=True):
+            member.rows = own
+        if len(rows) > running:
+            handshake(pool, self.python, self.engine, timeout,
+                      pool.extend(rows[running:], envs))
 
     def init(self, spec: Payload, timeout: float, progress: bool) -> list[dict[str, Any]]:
         """INIT every worker (with a progress bar); an engine whose SDK the interpreter
