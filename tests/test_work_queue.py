@@ -21,16 +21,17 @@ READER = """
 import os, sys
 sys.path.insert(0, sys.argv[1])
 from work_queue import claim
-fd, got = int(sys.argv[2]), []
-os.read(0, 1)  # start together
+fd = int(sys.argv[2])
+os.read(0, 1)  # start
+got = [claim(fd)]
+print(got[0], flush=True)
+os.read(0, 1)  # every reader holds a token: now race for the rest
 chunk = claim(fd)
 while chunk is not None:
     got.append(chunk)
-    sum(range(500))  # a little work per chunk, as a worker's stepping
     chunk = claim(fd)
 print(" ".join(map(str, got)))
 """
-
 
 def test_chunks_cover_every_row_and_fit_the_pipe() -> None:
     for num_envs, workers in [(1, 1), (150, 3), (151, 3), (4096, 16), (10**6, 2), (10**6, 256)]:
@@ -44,23 +45,25 @@ def test_chunks_cover_every_row_and_fit_the_pipe() -> None:
 def test_each_token_goes_to_exactly_one_of_several_processes() -> None:
     queue = work_queue.WorkQueue()
     try:
-        queue.plan(3000, 1)
+        tokens = work_queue.MAX_CHUNKS  # the most one step queues
+        queue.plan(tokens, 1)
         protocol_dir = os.path.dirname(work_queue.__file__)
         readers = [subprocess.Popen([sys.executable, "-c", READER, protocol_dir, str(queue.fd)],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     pass_fds=(queue.fd,)) for _ in range(4)]
         queue.fill()
-        for reader in readers:
+        for reader in readers:  # each takes one token and waits
             reader.stdin.write(b"g")  # type: ignore[union-attr]
             reader.stdin.flush()  # type: ignore[union-attr]
-        outputs = [r.communicate(timeout=30)[0].split() for r in readers]
+            reader.stdout.readline()  # type: ignore[union-attr]
+        outputs = [r.communicate(b"g", timeout=30)[0].split() for r in readers]
         claimed = sorted(int(k) for out in outputs for k in out)
-        assert claimed == list(range(3000))  # none twice, none lost
-        assert sum(1 for out in outputs if out) >= 2  # they really competed
+        assert claimed == list(range(tokens))  # none twice, none lost
+        assert all(outputs)  # four processes shared one queue
         assert work_queue.claim(queue.fd) is None
         queue.fill()  # leftovers of a failed step are dropped before the next fill
         queue.fill()
-        assert len([k for k in iter(lambda: work_queue.claim(queue.fd), None)]) == 3000
+        assert len([k for k in iter(lambda: work_queue.claim(queue.fd), None)]) == tokens
     finally:
         queue.close()
 
