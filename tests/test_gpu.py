@@ -174,7 +174,7 @@ def test_mjx_on_the_cuda_plane_matches_shared_memory_and_in_process() -> None:
                                    err_msg=f"fresh in-process runs differ by {drift:.3g}")
     np.testing.assert_allclose(*reset_rows, atol=1e-6)
     assert first_equals_last
-    # Ordered on the GPU alone: the worker never fell back to waiting on the CPU.
+    # The state's export is ordered on the GPU: the worker never fell back to a CPU wait.
     assert "waiting" not in stderr
 
 

@@ -45,3 +45,18 @@ def test_mjx_refuses_a_missing_keyframe() -> None:
     with pytest.raises(unisim.RemoteError,
                        match=r"no keyframe 'crouch'; its keyframes: \['stand'\]"):
         unisim.Backend("mjx", QUADRUPED, num_envs=1, keyframe="crouch", progress=False)
+
+
+def test_non_finite_controls_step_as_zero() -> None:
+    """MJX would carry a NaN or infinite ctrl into the state; the worker zeroes it for the step."""
+    bad = random_ctrls(3, NUM_ENVS, 8)
+    bad[:, 0, 1] = np.nan
+    bad[1:, 2, 5] = -np.inf
+    with unisim.Backend("mjx", QUADRUPED, num_envs=NUM_ENVS, data_plane="shm",
+                        init_timeout=600, progress=False) as sim:
+        for ctrl in bad:
+            sim.step(ctrl)
+        got = sim.qpos.copy()
+    want = in_process_rollout(QUADRUPED, NUM_ENVS, np.where(np.isfinite(bad), bad, 0))[-1]
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-4)  # GPUs add in any order

@@ -4,13 +4,12 @@ The whole batch is one ``mjx.Data`` with a leading env axis, stepped by one jitt
 vmapped function (compiled once in ``init``, whatever the number of substeps). How the
 slots are reached is chosen once, in ``attach``:
 
-* slots in the host's CUDA arena (``data_plane="cuda"``): ctrl is imported through DLPack,
-  ordered after the host's writes by the ``ctrl_ready`` event, and moved on the device into
-  a JAX buffer by a small kernel (XLA runs programs as CUDA graphs, whose copy nodes refuse
-  memory opened by IPC, and JAX's own copy of a DLPack import is not implemented for its
-  CUDA plugin); non-finite controls become 0 on the way. The new qpos and qvel are copied
-  device-to-device into the arena, then ``state_ready`` is recorded. No host copy and no CPU
-  wait on the step path.
+* slots in the host's CUDA arena (``data_plane="cuda"``): the ctrl region is imported once
+  through DLPack and read by the step program itself. An import orders JAX's work after
+  ``ctrl_ready`` only when it is made, so each step waits for that event on the CPU (the
+  host's copy is short; a fresh import per step costs the worker more than that wait). The
+  new qpos and qvel are copied device-to-device into the arena, then
+  ``state_ready`` is recorded. No host copy on the step path.
 * slots in host shared memory (``data_plane="shm"``): ctrl is copied to the device and the
   state back to the host every step, the baseline the CUDA plane is measured against.
 
@@ -41,10 +40,14 @@ def initial_data(mujoco, mjx, jax, model, num_envs, device, key_id):
 
 
 def batched_step(jax, mjx):
-    """``step(model, data, ctrl, substeps) -> data`` for a batch; one compile per batch shape."""
+    """``step(model, data, ctrl, substeps) -> data`` for a batch; one compile per batch shape.
+
+    Non-finite controls are zeroed for the step, as MuJoCo does on the CPU.
+    """
+    numpy = jax.numpy
 
     def one(model, data, ctrl, substeps):
-        data = data.replace(ctrl=ctrl)
+        data = data.replace(ctrl=numpy.where(numpy.isfinite(ctrl), ctrl, 0))
         return jax.lax.fori_loop(0, substeps, lambda _, d: mjx.step(model, d), data)
 
     return jax.jit(jax.vmap(one, in_axes=(None, 0, 0, None)))
@@ -97,6 +100,9 @@ class HostSlots:
     def read(self, name):
         return self.jax.device_put(self.slots[name], self.device)
 
+    def controls(self):
+        return self.read("ctrl")
+
     def publish(self, arrays):
         for name, array in arrays.items():
             self.slots[name][...] = np.asarray(array)
@@ -115,15 +121,25 @@ class DeviceSlots:
     def __init__(self, jax, slots):
         from jax.dlpack import from_dlpack
 
+        from unisim.protocol.cuda_driver import driver
+
         self.jax = jax
         self.from_dlpack = from_dlpack
+        self.driver = driver()
         numpy = jax.numpy
+        # XLA runs programs as CUDA graphs, whose copy nodes refuse memory opened by IPC:
+        # a region passed through unchanged is first moved into a JAX buffer by a kernel.
         self.take = jax.jit(lambda x: numpy.where(numpy.isfinite(x), x, 0))
         self.regions = slots
         self.mapping = slots["ctrl"].owner
+        self.ctrl = from_dlpack(slots["ctrl"])
 
     def read(self, name):
         return self.take(self.from_dlpack(self.regions[name]))
+
+    def controls(self):
+        self.driver.wait_on_cpu(self.mapping.ctrl_ready)
+        return self.ctrl
 
     def publish(self, arrays):
         self.mapping.publish(arrays)
@@ -133,6 +149,7 @@ class DeviceSlots:
         return self.jax.transfer_guard_device_to_host("disallow_explicit")
 
     def close(self):
+        self.ctrl = None
         self.mapping.close()
 
 
@@ -181,7 +198,7 @@ class MjxEngine(Engine):
 
     def step(self, substeps):
         with self.io.guard():
-            ctrl = self.io.read("ctrl")
+            ctrl = self.io.controls()
             try:
                 self.data = self.step_fn(self.model, self.data, ctrl, substeps)
             except Exception as exc:
