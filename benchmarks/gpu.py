@@ -3,9 +3,10 @@
 For each N: MJX stepped in this process (the worker's own jitted step function), MJX in a
 unisim worker with the CUDA IPC data plane (torch CUDA tensors, no host copy), and MJX in a
 unisim worker with host shared memory (a host round trip each step). Then MuJoCo's CPU
-``mujoco.batch`` at N=4,096, in-process and behind unisim. Modes alternate in rounds and
-the median round is reported. Throughput: env-steps/s over a run of back-to-back steps,
-synchronised at the end. Latency: one step including synchronisation, median.
+``mujoco.batch`` at N=4,096, in-process and behind unisim. Modes alternate in rounds; the
+median round is reported, and each ratio is the median of the rounds' paired ratios.
+Throughput: env-steps/s over a run of back-to-back steps, synchronised at the end.
+Latency: one step including synchronisation, median.
 
     python benchmarks/gpu.py [--sizes 1024 4096 16384] [--steps 50] [--rounds 3] [--json FILE]
     python benchmarks/gpu.py --publish FILE.json --tests JUNIT.xml --name NAME
@@ -159,8 +160,10 @@ def measure(mode: Mode, num_envs: int, steps: int) -> tuple[float, float]:
     return rate, statistics.median(latencies) * 1e3
 
 
-def compare(modes: list[Mode], num_envs: int, steps: int, rounds: int) -> list[tuple[str, float,
-                                                                                    float]]:
+def compare(modes: list[Mode], num_envs: int, steps: int,
+            rounds: int) -> list[tuple[str, float, float, float]]:
+    """(name, env-steps/s, step latency in ms, ratio to the first mode) per mode: medians over
+    the rounds, the ratio paired within each round (the machine's speed drifts between them)."""
     for mode in list(modes):  # warm up: caches, allocators, clocks
         try:
             for _ in range(3):
@@ -173,11 +176,13 @@ def compare(modes: list[Mode], num_envs: int, steps: int, rounds: int) -> list[t
     for _ in range(rounds):
         for mode in modes:
             results[mode.name].append(measure(mode, num_envs, steps))
+    base = [rate for rate, _ in results[modes[0].name]] if modes else []
     rows = []
     for mode in modes:
         rates = [r for r, _ in results[mode.name]]
         lat = [m for _, m in results[mode.name]]
-        rows.append((mode.name, statistics.median(rates), statistics.median(lat)))
+        ratio = statistics.median(r / b for r, b in zip(rates, base, strict=True))
+        rows.append((mode.name, statistics.median(rates), statistics.median(lat), ratio))
     return rows
 
 
@@ -242,11 +247,10 @@ def main() -> int:
         if measured[0][0] != InProcess.name:
             print("  in-process MJX failed: no ratios for this N", flush=True)
             continue
-        base = measured[0][1]
-        for name, rate, latency in measured:
-            rows.append((num_envs, name, rate, latency, rate / base))
+        for name, rate, latency, ratio in measured:
+            rows.append((num_envs, name, rate, latency, ratio))
             print(f"  {name:40s} {rate:12,.0f} env-steps/s  {latency:8.2f} ms  "
-                  f"{rate / base:5.2f}x", flush=True)
+                  f"{ratio:5.2f}x", flush=True)
         save()
 
     cpu_ctrl = rng.uniform(-1, 1, (args.cpu_envs, 8))
@@ -254,7 +258,8 @@ def main() -> int:
                        lambda: Behind("mujoco", args.cpu_envs, cpu_ctrl, "shm",
                                       "MuJoCo CPU mujoco.batch behind unisim")])
     try:
-        for name, rate, latency in compare(cpu_modes, args.cpu_envs, args.steps, args.rounds):
+        for name, rate, latency, _ in compare(cpu_modes, args.cpu_envs, args.steps,
+                                              args.rounds):
             rows.append((args.cpu_envs, name, rate, latency, None))
             print(f"  {name:40s} {rate:12,.0f} env-steps/s  {latency:8.2f} ms", flush=True)
     finally:
