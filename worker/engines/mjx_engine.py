@@ -8,8 +8,8 @@ slots are reached is chosen once, in ``attach``:
   through DLPack and read by the step program itself. An import orders JAX's work after
   ``ctrl_ready`` only when it is made, so each step waits for that event on the CPU (the
   host's copy is short; a fresh import per step costs the worker more than that wait). The
-  new qpos and qvel are copied device-to-device into the arena, then
-  ``state_ready`` is recorded. No host copy on the step path.
+  new qpos and qvel are copied device-to-device into the arena, then ``state_ready`` is
+  recorded. No host copy on the step path.
 * slots in host shared memory (``data_plane="shm"``): ctrl is copied to the device and the
   state back to the host every step, the baseline the CUDA plane is measured against.
 
@@ -42,7 +42,7 @@ def initial_data(mujoco, mjx, jax, model, num_envs, device, key_id):
 def batched_step(jax, mjx):
     """``step(model, data, ctrl, substeps) -> data`` for a batch; one compile per batch shape.
 
-    Non-finite controls are zeroed for the step, as MuJoCo does on the CPU.
+    Non-finite controls are zeroed for the step; MJX would carry them into the state.
     """
     numpy = jax.numpy
 
