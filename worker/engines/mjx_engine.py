@@ -39,15 +39,19 @@ def initial_data(mujoco, mjx, jax, model, num_envs, device, key_id):
         lambda leaf: jax.numpy.broadcast_to(leaf, (num_envs, *leaf.shape)), one)
 
 
+def finite_or_zero(numpy, x):
+    """``x`` with its NaN and infinite values replaced by 0, by a kernel that reads ``x``."""
+    return numpy.where(numpy.isfinite(x), x, 0)
+
+
 def batched_step(jax, mjx):
     """``step(model, data, ctrl, substeps) -> data`` for a batch; one compile per batch shape.
 
     Non-finite controls are zeroed for the step; MJX would carry them into the state.
     """
-    numpy = jax.numpy
 
     def one(model, data, ctrl, substeps):
-        data = data.replace(ctrl=numpy.where(numpy.isfinite(ctrl), ctrl, 0))
+        data = data.replace(ctrl=finite_or_zero(jax.numpy, ctrl))
         return jax.lax.fori_loop(0, substeps, lambda _, d: mjx.step(model, d), data)
 
     return jax.jit(jax.vmap(one, in_axes=(None, 0, 0, None)))
@@ -126,10 +130,9 @@ class DeviceSlots:
         self.jax = jax
         self.from_dlpack = from_dlpack
         self.driver = driver()
-        numpy = jax.numpy
         # XLA runs programs as CUDA graphs, whose copy nodes refuse memory opened by IPC:
         # a region passed through unchanged is first moved into a JAX buffer by a kernel.
-        self.take = jax.jit(lambda x: numpy.where(numpy.isfinite(x), x, 0))
+        self.take = jax.jit(lambda x: finite_or_zero(jax.numpy, x))
         self.regions = slots
         self.mapping = slots["ctrl"].owner
         self.ctrl = from_dlpack(slots["ctrl"])
