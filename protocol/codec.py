@@ -12,6 +12,8 @@ import numpy as np
 NDARRAY_EXT = 1
 MAX_INLINE_ARRAY = 1 << 20  # bytes; bulk data belongs in shared-memory slots
 _SCALARS = (type(None), bool, int, float, str, bytes)
+_PLAIN = frozenset((type(None), bool, float, str, bytes))  # wire-safe whatever their value
+_INT_MIN, _INT_MAX = -(1 << 63), (1 << 64) - 1  # what msgpack can carry
 
 
 class WireTypeError(TypeError):
@@ -65,22 +67,28 @@ def decode(data):
 
 def _safe(obj):
     """Whether ``obj`` is wire-safe: ``find_unsafe`` without building paths, for the common
-    case (every message is checked; a path is only needed to name a failure)."""
+    case (every message is checked; a path is only needed to name a failure). A container's
+    scalars are checked inline: a call per item would triple the cost of a small message."""
     kind = type(obj)
-    # Plain loops, not all(): a generator per container doubles the cost of a small message.
     if kind is dict:
-        for key, value in obj.items():  # noqa: SIM110
-            if type(key) is not str or not _safe(value):
+        items = obj.values()
+        for key in obj:
+            if type(key) is not str:
                 return False
-        return True
-    if kind is list or kind is tuple:
-        for item in obj:  # noqa: SIM110
-            if not _safe(item):
+    elif kind is list or kind is tuple:
+        items = obj
+    elif kind is int:
+        return _INT_MIN <= obj <= _INT_MAX
+    else:
+        return kind in _PLAIN or find_unsafe(obj) is None
+    for item in items:
+        kind = type(item)
+        if kind is int:
+            if not _INT_MIN <= item <= _INT_MAX:
                 return False
-        return True
-    if kind is int:
-        return -(1 << 63) <= obj < (1 << 64)
-    return kind in _SCALARS or find_unsafe(obj) is None
+        elif kind not in _PLAIN and not _safe(item):
+            return False
+    return True
 
 
 def find_unsafe(obj, path="$"):
@@ -89,7 +97,7 @@ def find_unsafe(obj, path="$"):
     if kind is dict and not obj:
         return None
     if kind is int:
-        return None if -(1 << 63) <= obj < (1 << 64) else path
+        return None if _INT_MIN <= obj <= _INT_MAX else path
     if kind in _SCALARS:
         return None
     if isinstance(obj, np.ndarray):

@@ -49,7 +49,10 @@ class FrameWriter:
                 "in shared-memory slots, not on the pipe" % (n, self.max_frame)
             )
         if n <= 65536:  # one syscall for the common small frame
-            self._write_all(memoryview(header(n) + body))
+            frame = header(n) + body
+            written = os.write(self.fd, frame)
+            if written < len(frame):
+                self._write_all(memoryview(frame)[written:])
         else:
             self._write_all(memoryview(header(n)))
             self._write_all(memoryview(body))
@@ -77,26 +80,17 @@ class FrameReader:
         if self._broken is not None:
             raise FrameError("stream already failed: %s" % self._broken)
         try:
+            if not self._buf:  # the common case: one read returns exactly one whole frame
+                chunk = os.read(self.fd, _READ_CHUNK)
+                if not chunk:
+                    raise StreamClosed("peer closed the stream")
+                if len(chunk) >= HEADER.size and \
+                        len(chunk) == HEADER.size + self._body_length(chunk):
+                    return chunk[HEADER.size:]
+                self._buf += chunk
             if not self._fill(HEADER.size, at_boundary=True):
                 raise StreamClosed("peer closed the stream")
-            magic, version, _flags, length = HEADER.unpack_from(self._buf)
-            if magic != MAGIC:
-                raise FrameError(
-                    "bad magic %r (expected %r): the stream is corrupt, most likely "
-                    "something other than the protocol wrote to it; first bytes: %r"
-                    % (bytes(magic), MAGIC, bytes(self._buf[:32]))
-                )
-            if version != VERSION:
-                raise FrameError(
-                    "frame has protocol version %d, this side speaks version %d; "
-                    "install matching unisim versions on both sides" % (version, VERSION)
-                )
-            if length > self.max_frame:
-                raise FrameError(
-                    "frame announces %d body bytes, over the %d-byte limit"
-                    % (length, self.max_frame)
-                )
-            end = HEADER.size + length
+            end = HEADER.size + self._body_length(self._buf)
             self._fill(end, at_boundary=False)
             body = bytes(self._buf[HEADER.size:end])
             del self._buf[:end]
@@ -104,6 +98,27 @@ class FrameReader:
         except FrameError as exc:
             self._broken = str(exc)
             raise
+
+    def _body_length(self, data):
+        """The body length announced by the header at the start of ``data``, validated."""
+        magic, version, _flags, length = HEADER.unpack_from(data)
+        if magic != MAGIC:
+            raise FrameError(
+                "bad magic %r (expected %r): the stream is corrupt, most likely "
+                "something other than the protocol wrote to it; first bytes: %r"
+                % (bytes(magic), MAGIC, bytes(data[:32]))
+            )
+        if version != VERSION:
+            raise FrameError(
+                "frame has protocol version %d, this side speaks version %d; "
+                "install matching unisim versions on both sides" % (version, VERSION)
+            )
+        if length > self.max_frame:
+            raise FrameError(
+                "frame announces %d body bytes, over the %d-byte limit"
+                % (length, self.max_frame)
+            )
+        return length
 
     def buffered(self):
         """Whether bytes of a next frame have been read already."""

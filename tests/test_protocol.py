@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
+import threading
+import time
 from collections.abc import Iterator
 
 import numpy as np
@@ -60,6 +63,30 @@ def test_bad_streams_fail_clearly_without_allocating(pipe: tuple[int, int], raw:
         reader.read()
     with pytest.raises(protocol.FrameError, match="already failed"):
         reader.read()  # out of sync: never read on
+
+
+def test_reader_splits_and_joins_reads_into_frames(pipe: tuple[int, int]) -> None:
+    """One read may hold several frames, or a part of one (a short one, or one larger than
+    a read): each comes back whole, in order."""
+    r, w = pipe
+    bodies = [b"", b"one", bytes(range(256)) * 40, b"last"]  # the third spans two reads
+    frames = [framing.header(len(b)) + b for b in bodies]
+    os.write(w, frames[0] + frames[1])
+    reader = protocol.FrameReader(r)
+    assert [reader.read(), reader.read()] == bodies[:2]
+    rest = frames[2] + frames[3]
+    cuts = [0, 5, 12, 100, 5000, len(rest) - 2, len(rest)]
+
+    def trickle() -> None:
+        for start, end in itertools.pairwise(cuts):
+            os.write(w, rest[start:end])
+            time.sleep(0.01)
+
+    writer = threading.Thread(target=trickle)
+    writer.start()
+    assert [reader.read(), reader.read()] == bodies[2:]
+    writer.join()
+    assert not reader.buffered()
 
 
 def test_clean_eof_between_frames(pipe: tuple[int, int]) -> None:

@@ -113,7 +113,7 @@ class Channel:
 
     def _await(self, request_id: int, command: int, timeout: float,
                on_progress: Progress | None) -> dict[str, Any]:
-        name = protocol.COMMAND_NAMES.get(command, str(command))
+        name = protocol.COMMAND_NAMES.get(command) or str(command)
         while True:
             kind, reply_id, _, payload = self._read(timeout, name)
             if reply_id != request_id:
