@@ -68,7 +68,10 @@ class WorkerPool:
     @property
     def dead(self) -> BaseException | None:
         """The first member's cause of death, if any member died."""
-        return next((m.channel.dead for m in self.members if m.channel.dead), None)
+        for member in self.members:  # a plain loop: this runs on every step
+            if member.channel.dead is not None:
+                return member.channel.dead
+        return None
 
     def hello(self, timeout: float, members: Sequence[Member] | None = None,
               ) -> list[dict[str, Any]]:

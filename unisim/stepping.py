@@ -24,7 +24,8 @@ SLICE = 0.02  # seconds between liveness and deadline checks while sleeping
 
 class Stepping(Protocol):
     def settle(self) -> None:
-        """Wait for any request a KeyboardInterrupt left in flight, before touching slots."""
+        """Wait for any request a KeyboardInterrupt left in flight, before touching slots;
+        raise if a worker is dead (``step`` comes right after it and does not check again)."""
 
     def step(self, substeps: int, timeout: float) -> None: ...
 
@@ -67,8 +68,7 @@ class DoorbellStepping:
             self._collect()
 
     def step(self, substeps: int, timeout: float) -> None:
-        self.pool.check_alive()
-        members = self.pool.members
+        members = self.pool.members  # alive: ``settle`` came first
         ids = []
         for member, line in zip(members, self.lines, strict=True):
             request_id = member.channel.reserve_id()
