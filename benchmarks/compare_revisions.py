@@ -1,11 +1,11 @@
-"""Step latency of two git revisions of unisim, interleaved in one run.
+"""Round-trip latency of two git revisions of unisim, interleaved in one run.
 
     .venv/bin/python benchmarks/compare_revisions.py BEFORE [AFTER] [--blocks 11] [--steps 2000]
 
 Each revision is exported (``git archive``) into a temporary folder laid out as the
 installed package (``unisim/``, ``unisim/protocol``, ``unisim/worker``) and served by a
-process of its own that holds two cartpole backends (doorbell and pipe). Blocks of
-``--steps`` steps alternate between the revisions; the table shows each one's median p50
+process of its own that holds two cartpole backends (doorbell and pipe path), and times
+their step, a reset of one env and a ping. Blocks of ``--steps`` calls alternate between the revisions; the table shows each one's median p50
 and the median of the paired after/before ratios (machine noise hits both alike).
 AFTER defaults to the working tree. Prints figures; asserts nothing.
 """
@@ -25,19 +25,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = r"""
 import json, sys, time, unisim
-sims = {"doorbell": unisim.Backend("mujoco", model="cartpole", num_envs=1, progress=False),
-        "pipe": unisim.Backend("mujoco", model="cartpole", num_envs=1, progress=False,
-                               doorbell=False)}
+bell = unisim.Backend("mujoco", model="cartpole", num_envs=1, progress=False)
+pipe = unisim.Backend("mujoco", model="cartpole", num_envs=1, progress=False, doorbell=False)
+calls = {"step, doorbell": bell.step, "step, pipe path": pipe.step,
+         "reset one env, doorbell": lambda: bell.reset([0]),
+         "reset one env, pipe path": lambda: pipe.reset([0]),
+         "ping, doorbell": bell.ping, "ping, pipe path": pipe.ping}
 print(json.dumps({"file": unisim.__file__}), flush=True)
 for line in sys.stdin:
     n, out = int(line), {}
-    for name, sim in sims.items():
+    for name, call in calls.items():
         for _ in range(20):
-            sim.step()
+            call()
         trips = []
         for _ in range(n):
             start = time.perf_counter()
-            sim.step()
+            call()
             trips.append(time.perf_counter() - start)
         out[name] = sorted(trips)[len(trips) // 2] * 1e6
     print(json.dumps(out), flush=True)
@@ -89,7 +92,7 @@ def main() -> None:
         for server in servers.values():
             server.stdin.close()
             server.wait(timeout=60)
-    print(f"\n| step path | before p50 µs | after p50 µs | after/before ({args.blocks} blocks) |")
+    print(f"\n| call | before p50 µs | after p50 µs | after/before ({args.blocks} blocks) |")
     print("|---|---:|---:|---:|")
     for path, before in results["before"].items():
         after = results["after"][path]
