@@ -33,6 +33,9 @@ STATUS_OK, STATUS_ERROR = 0, 1
 
 MARGIN = 150e-6  # seconds before a forecast answer when a dozing waiter starts to spin
 MAX_MARGIN = 1e-3  # the most a waiter spins beyond its base spin
+# Reads of the word between two yields: a yield is a system call of about half a
+# microsecond, during which an answer that lands waits unseen.
+_READS_PER_YIELD = range(16)
 
 _SYS_FUTEX = {"x86_64": 202, "aarch64": 98}.get(platform.machine())
 _FUTEX_WAIT, _FUTEX_WAKE = 0, 1
@@ -82,7 +85,6 @@ class Line:
         ``flag`` is set so the peer knows to wake it; ``between_slices()`` (which may raise)
         is called after every slice.
         """
-        words = self.words
         if doze_seconds > 0:
             end = time.perf_counter() + doze_seconds
             while True:
@@ -93,20 +95,30 @@ class Line:
                 if value != old:
                     return value
                 between_slices()
-        if SPIN_SAFE:
-            end = time.perf_counter() + spin_seconds
-            while True:
-                value = words[index]
-                if value != old:
-                    return value
-                if time.perf_counter() > end:
-                    break
-                os.sched_yield()  # a peer waiting for this core gets it
+        value = self.spin(index, old, spin_seconds)
+        if value != old:
+            return value
         while True:
             value = self._nap(index, old, flag, slice_seconds)
             if value != old:
                 return value
             between_slices()
+
+    def spin(self, index, old, seconds):
+        """The value of word ``index`` once it differs from ``old``, or ``old`` after
+        spinning ``seconds`` (at once where spinning is unsafe: see ``SPIN_SAFE``)."""
+        if not SPIN_SAFE:
+            return old
+        words = self.words
+        end = time.perf_counter() + seconds
+        while True:
+            for _ in _READS_PER_YIELD:
+                value = words[index]
+                if value != old:
+                    return value
+            if time.perf_counter() > end:
+                return old
+            os.sched_yield()  # a peer waiting for this core gets it
 
     def _nap(self, index, old, flag, seconds):
         """Sleep on word ``index`` while it holds ``old`` (at most ``seconds``); its value."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import unisim.protocol as protocol
 
@@ -35,6 +35,26 @@ class Member:
     rows: range
 
 
+class Signal(Protocol):
+    """How a worker learns that a request frame waits on its pipe, and how the host waits
+    for the reply frame, beyond the pipe itself."""
+
+    def announce(self, member: Member, request_id: int) -> None: ...
+
+    def await_reply(self, member: Member, request_id: int) -> None:
+        """Return when the reply may be read (or not: the read blocks until it comes)."""
+
+
+class PipeSignal:
+    """The pipe alone: a worker reads its pipe, and the host's read blocks on the reply."""
+
+    def announce(self, member: Member, request_id: int) -> None:
+        pass
+
+    def await_reply(self, member: Member, request_id: int) -> None:
+        pass
+
+
 class WorkerPool:
     def __init__(self, python: str, rows: Sequence[range],
                  envs: Sequence[dict[str, str]] | None = None,
@@ -44,9 +64,7 @@ class WorkerPool:
         self.python = python
         self.pass_fds = pass_fds
         self.members: list[Member] = []
-        # How a worker learns that a request frame waits: it reads the pipe (nothing to do),
-        # unless a stepping strategy has it wait elsewhere (stepping.DoorbellStepping).
-        self.announce: Callable[[Member, int], None] = lambda member, request_id: None
+        self.signal: Signal = PipeSignal()  # stepping.DoorbellStepping swaps in its lines
         self.extend(rows, envs)
 
     def extend(self, rows: Sequence[range], envs: Sequence[dict[str, str]] | None = None,
@@ -61,9 +79,17 @@ class WorkerPool:
         return new
 
     def send(self, member: Member, command: int, payload: dict[str, Any],
-             timeout: float) -> None:
-        """Send one request frame to ``member``; ``member.channel.wait()`` collects it."""
-        self.announce(member, member.channel.send(command, payload, timeout))
+             timeout: float) -> int:
+        """Send one request frame to ``member``; ``wait`` collects the reply."""
+        request_id = member.channel.send(command, payload, timeout)
+        self.signal.announce(member, request_id)
+        return request_id
+
+    def wait(self, member: Member, request_id: int,
+             on_progress: Progress | None = None) -> dict[str, Any]:
+        """The reply payload of ``member``'s request ``request_id``, in flight."""
+        self.signal.await_reply(member, request_id)
+        return member.channel.wait(on_progress)
 
     @property
     def dead(self) -> BaseException | None:
@@ -87,18 +113,19 @@ class WorkerPool:
         """
         self.check_alive()
         targets = self.members if members is None else members
+        sent = []
         for member in targets:
             body = payload(member) if callable(payload) else payload
             try:
-                self.send(member, command, body, timeout)
+                sent.append(self.send(member, command, body, timeout))
             except UnisimError:
                 self.kill()
                 raise
         replies: list[dict[str, Any]] = []
         failure: UnisimError | None = None
-        for member in targets:
+        for member, request_id in zip(targets, sent, strict=True):
             try:
-                replies.append(member.channel.wait(on_progress))
+                replies.append(self.wait(member, request_id, on_progress))
             except UnisimError as exc:
                 failure = failure or exc
         if failure is not None:

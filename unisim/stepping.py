@@ -53,9 +53,9 @@ class DoorbellStepping:
         for words in lines:
             words[:] = 0  # a restart reuses the lines; request ids start again from 1
         pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US}, 10.0)
-        # The workers now sleep on their lines, not the pipe. (A closure over the lines, not
-        # a bound method: pool -> self -> pool would keep the arena mapped until a gc pass.)
-        pool.announce = _announcer(pool.members, self.lines)
+        # The workers now wait on their lines, not the pipe. (Not a bound method: pool ->
+        # self -> pool would keep the arena mapped until a gc pass.)
+        pool.signal = LineSignal(pool.members, self.lines)
         self._inflight: list[int] = []  # request ids sent, not all replies seen
         self._forecast = bell.Forecast(HOST_SPIN)  # when the replies are due
         self._sent = 0.0
@@ -122,12 +122,23 @@ class DoorbellStepping:
             channel.check_silent("STEP", timeout)
 
 
-def _announcer(members: list[Any], lines: list[Any]) -> Any:
-    """A function that rings a member's line: a request frame waits on its pipe."""
-    line_of = {id(m): line for m, line in zip(members, lines, strict=True)}
+class LineSignal:
+    """Pipe requests rung on the workers' doorbell lines: the line announces the frame (the
+    worker waits on the line, not the pipe), and the host spins on the line's REPLY word,
+    which the worker bumps after writing its reply frame, before reading that frame. A quick
+    reply (a reset, a ping) then costs no wake-up of the host. Holds no reference to the
+    pool or the stepping, which hold it."""
 
-    def announce(member: Any, request_id: int) -> None:
-        line = line_of[id(member)]
+    def __init__(self, members: list[Any], lines: list[Any]) -> None:
+        self.line_of = {id(m): line for m, line in zip(members, lines, strict=True)}
+
+    def announce(self, member: Any, request_id: int) -> None:
+        line = self.line_of[id(member)]
         line.words[bell.COMMAND] = bell.CMD_PIPE
         line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
-    return announce
+
+    def await_reply(self, member: Any, request_id: int) -> None:
+        line = self.line_of[id(member)]
+        replied = line.words[bell.REPLY]
+        if replied != request_id:
+            line.spin(bell.REPLY, replied, HOST_SPIN)
