@@ -5,8 +5,9 @@
 Each revision is exported (``git archive``) into a temporary folder laid out as the
 installed package (``unisim/``, ``unisim/protocol``, ``unisim/worker``) and served by a
 process of its own that holds two cartpole backends (doorbell and pipe path), and times
-their step, a reset of one env and a ping. Blocks of ``--steps`` calls alternate between the revisions; the table shows each one's median p50
-and the median of the paired after/before ratios (machine noise hits both alike).
+their step, a reset of one env and a ping. Blocks of ``--steps`` calls alternate between
+the revisions; the table shows each one's median p50 and the median of the paired
+after/before ratios (machine noise hits both alike).
 AFTER defaults to the working tree. Prints figures; asserts nothing.
 """
 
