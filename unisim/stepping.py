@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import unisim.protocol as protocol
 
 from .errors import UnisimError
-from .pool import WorkerPool
+from .pool import Member, WorkerPool
 
 bell = protocol.doorbell
 Command = protocol.Command
@@ -53,8 +53,7 @@ class DoorbellStepping:
         for words in lines:
             words[:] = 0  # a restart reuses the lines; request ids start again from 1
         pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US}, 10.0)
-        # The workers now wait on their lines, not the pipe. (Not a bound method: pool ->
-        # self -> pool would keep the arena mapped until a gc pass.)
+        # The workers now wait on their lines, not the pipe.
         pool.signal = LineSignal(pool.members, self.lines)
         self._inflight: list[int] = []  # request ids sent, not all replies seen
         self._forecast = bell.Forecast(HOST_SPIN)  # when the replies are due
@@ -126,18 +125,18 @@ class LineSignal:
     """Pipe requests rung on the workers' doorbell lines: the line announces the frame (the
     worker waits on the line, not the pipe), and the host spins on the line's REPLY word,
     which the worker bumps after writing its reply frame, before reading that frame. A quick
-    reply (a reset, a ping) then costs no wake-up of the host. Holds no reference to the
-    pool or the stepping, which hold it."""
+    reply (a reset, a ping) then costs no wake-up of the host. No reference to the pool,
+    which holds it: that cycle would keep the arena mapped until a gc pass."""
 
-    def __init__(self, members: list[Any], lines: list[Any]) -> None:
+    def __init__(self, members: list[Member], lines: list[Any]) -> None:
         self.line_of = {id(m): line for m, line in zip(members, lines, strict=True)}
 
-    def announce(self, member: Any, request_id: int) -> None:
+    def announce(self, member: Member, request_id: int) -> None:
         line = self.line_of[id(member)]
         line.words[bell.COMMAND] = bell.CMD_PIPE
         line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
 
-    def await_reply(self, member: Any, request_id: int) -> None:
+    def await_reply(self, member: Member, request_id: int) -> None:
         line = self.line_of[id(member)]
         replied = line.words[bell.REPLY]
         if replied != request_id:
