@@ -300,7 +300,7 @@ class Backend(PhysicsMethods):
             self._check_open()
             self._stepping.settle()
             mask = self._reset_mask
-            mask[:] = 0
+            mask.fill(0)
             mask[rows] = 1
             if qpos is not None:
                 self._plane.write("qpos", qpos, rows)
