@@ -1,13 +1,14 @@
 """Round-trip latency of two git revisions of unisim, interleaved in one run.
 
     .venv/bin/python benchmarks/compare_revisions.py BEFORE [AFTER] [--blocks 11] [--steps 2000]
+                                                     [--model cartpole] [--num-envs 1]
 
 Each revision is exported (``git archive``) into a temporary folder laid out as the
 installed package (``unisim/``, ``unisim/protocol``, ``unisim/worker``) and served by a
-process of its own that holds two cartpole backends (doorbell and pipe path), and times
-their step, a reset of one env and a ping. Blocks of ``--steps`` calls alternate between
-the revisions; the table shows each one's median p50 and the median of the paired
-after/before ratios (machine noise hits both alike).
+process of its own that holds two backends of ``--model`` (doorbell and pipe path; default
+split), and times their step, a reset of one env and a ping. Blocks of ``--steps`` calls
+alternate between the revisions, which take turns to go first; the table shows each one's
+median p50 and the median of the paired after/before ratios (machine noise hits both alike).
 AFTER defaults to the working tree. Prints figures; asserts nothing.
 """
 
@@ -26,8 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = r"""
 import json, sys, time, unisim
-bell = unisim.Backend("mujoco", model="cartpole", num_envs=1, progress=False)
-pipe = unisim.Backend("mujoco", model="cartpole", num_envs=1, progress=False, doorbell=False)
+model, num_envs = sys.argv[1], int(sys.argv[2])
+bell = unisim.Backend("mujoco", model=model, num_envs=num_envs, progress=False)
+pipe = unisim.Backend("mujoco", model=model, num_envs=num_envs, progress=False, doorbell=False)
 calls = {"step, doorbell": bell.step, "step, pipe path": pipe.step,
          "reset one env, doorbell": lambda: bell.reset([0]),
          "reset one env, pipe path": lambda: pipe.reset([0]),
@@ -71,7 +73,9 @@ def main() -> None:
     parser.add_argument("before")
     parser.add_argument("after", nargs="?")
     parser.add_argument("--blocks", type=int, default=11)
-    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--steps", type=int, default=2000, help="calls per block")
+    parser.add_argument("--model", default="cartpole", help="a bundled model or an MJCF path")
+    parser.add_argument("--num-envs", type=int, default=1)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="unisim-compare-") as tmp:
         servers = {}
@@ -79,13 +83,16 @@ def main() -> None:
             folder = Path(tmp) / label
             folder.mkdir()
             env = {**os.environ, "PYTHONPATH": str(package(revision, folder))}
-            servers[label] = subprocess.Popen([sys.executable, "-c", SERVER], env=env, text=True,
+            model = str(Path(args.model).resolve()) if Path(args.model).exists() else args.model
+            command = [sys.executable, "-c", SERVER, model, str(args.num_envs)]
+            servers[label] = subprocess.Popen(command, env=env, text=True,
                                               cwd=tmp,
                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             print(label, revision or "working tree", servers[label].stdout.readline().strip())
         results: dict[str, dict[str, list[float]]] = {k: {} for k in servers}
-        for _ in range(args.blocks):
-            for label, server in servers.items():
+        for block in range(args.blocks):
+            order = list(servers.items())  # alternates, so neither always runs first
+            for label, server in order[::-1] if block % 2 else order:
                 server.stdin.write(f"{args.steps}\n")
                 server.stdin.flush()
                 for path, p50 in json.loads(server.stdout.readline()).items():
