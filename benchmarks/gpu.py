@@ -3,8 +3,9 @@
 For each N: MJX stepped in this process (the worker's own jitted step function), MJX in a
 unisim worker with the CUDA IPC data plane (torch CUDA tensors, no host copy), and MJX in a
 unisim worker with host shared memory (a host round trip each step). Then MuJoCo's CPU
-``mujoco.batch`` at N=4,096, in-process and behind unisim. Modes alternate in rounds; the
-median round is reported, and each ratio is the median of the rounds' paired ratios.
+``mujoco.batch`` at N=4,096, in-process (ctrl set once) and behind unisim (ctrl written and
+state copied to the slots every step). Modes alternate in rounds; the median round is
+reported, and each ratio is the median of the rounds' paired ratios.
 Throughput: env-steps/s over a run of back-to-back steps, synchronised at the end.
 Latency: one step including synchronisation, median.
 
