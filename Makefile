@@ -85,13 +85,14 @@ bench: $(VENV)/.bench $(VENV38)/.installed $(ENVPOOL_VENV)/.installed
 bench-quick: $(VENV)/.bench $(VENV38)/.installed
 	$(BENCH_ENV) $(HOST) benchmarks/suite.py --quick
 	$(BENCH_ENV) $(HOST) benchmarks/sweep.py --quick --memory-engines mujoco,mock
+	$(HOST) benchmarks/profile_step.py --steps 500
 
 # The split sweep (docs/benchmarks.md, "The split"): N x workers x threads, here.
 bench-sweep: $(VENV)/.bench $(VENV38)/.installed
 	$(BENCH_ENV) $(HOST) benchmarks/sweep.py --name split-2core
 
 bench-profile: $(VENV)/.bench
-	$(HOST) benchmarks/profile_step.py
+	$(HOST) benchmarks/profile_step.py --name step-profile
 
 # Stage the GPU run (tools/gpu/gpu_run.sh) in GPU_STAGE for a GPU machine without network:
 # unisim's wheel, the cp312 wheels MJX needs there, the tests and the benchmark.

@@ -1,20 +1,51 @@
-"""Where the host's time goes in ``Backend.step``: pyinstrument over many steps.
+"""Where the host's time goes in ``Backend.step``: pyinstrument over many steps, on the pipe
+path (``doorbell=False``) and on the doorbell, one after the other.
 
-    .venv/bin/python benchmarks/profile_step.py [--pipe] [--num-envs 1] [--model cartpole]
+    .venv/bin/python benchmarks/profile_step.py [--num-envs 1] [--model cartpole]
+                                                [--name step-profile]
 
-On the trivial model (one cartpole) the worker's physics is about a microsecond, so the
-profile is the host's own overhead plus the wait for the reply: the doorbell's spin and
-futex wait by default, ``os.write``/``os.read`` on the pipe with ``--pipe``.
+On the trivial model (one cartpole) the worker's physics is a few microseconds, so each
+profile is the host's own overhead plus its wait for the reply: ``os.write``/``os.read``
+on the pipe, the spin and the futex wait on the doorbell. ``--name`` publishes both trees
+as the block ``figures:NAME`` of docs/benchmarks.md (tools/figures/doc_figures.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 from pyinstrument import Profiler
 
 import unisim
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
+from doc_figures import publish
+
+
+def profile(model: str, num_envs: int, steps: int, interval: float, pipe: bool
+            ) -> tuple[float, str]:
+    """(µs per step under the profiler, pyinstrument's call tree) of one path."""
+    with unisim.Backend("mujoco", model=model, num_envs=num_envs, progress=False,
+                        doorbell=not pipe) as sim:
+        ctrl = np.zeros((num_envs, sim.layout.nu))
+        for _ in range(200):  # warm up
+            sim.step(ctrl)
+        profiler = Profiler(interval=interval)
+        with profiler:
+            for _ in range(steps):
+                sim.step(ctrl)
+    session = profiler.last_session
+    assert session is not None
+    lines = profiler.output_text(unicode=True, color=False, show_all=False).splitlines()
+    root = next(i for i, line in enumerate(lines) if line[:1].isdigit())  # after the banner
+    return session.duration / steps * 1e6, "\n".join(lines[root:]).rstrip()
 
 
 def main() -> None:
@@ -24,24 +55,23 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=1)
     parser.add_argument("--steps", type=int, default=20000)
     parser.add_argument("--interval", type=float, default=1e-4, help="sampling interval (s)")
-    parser.add_argument("--pipe", action="store_true", help="the pipe path (doorbell=False)")
+    parser.add_argument("--name", help="publish as figures:NAME in docs/benchmarks.md")
     args = parser.parse_args()
-    with unisim.Backend("mujoco", model=args.model, num_envs=args.num_envs, progress=False,
-                        doorbell=not args.pipe) as sim:
-        ctrl = np.zeros((args.num_envs, sim.layout.nu))
-        for _ in range(200):  # warm up
-            sim.step(ctrl)
-        profiler = Profiler(interval=args.interval)
-        with profiler:
-            for _ in range(args.steps):
-                sim.step(ctrl)
-    session = profiler.last_session
-    assert session is not None
-    per_step = session.duration / args.steps * 1e6
-    path = "pipe" if args.pipe else "doorbell"
-    print(f"{args.steps} steps of {args.model} x{args.num_envs} ({path}): {per_step:.1f} µs "
-          "per step under the profiler")
-    print(profiler.output_text(unicode=True, color=False, show_all=False))
+    command = shlex.join(["python", "benchmarks/profile_step.py", *sys.argv[1:]])
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    parts = [f"`{command}`: {len(os.sched_getaffinity(0))} CPUs, Python "
+             f"{platform.python_version()}; {time.strftime('%Y-%m-%d %H:%M %Z')}; "
+             f"load average {load}."]
+    data = {}
+    for label, pipe in (("pipe path (doorbell=False)", True), ("doorbell", False)):
+        per_step, tree = profile(args.model, args.num_envs, args.steps, args.interval, pipe)
+        data[label] = {"us_per_step": per_step, "tree": tree}
+        parts.append(f"{args.steps} steps of {args.model} x{args.num_envs}, {label}: "
+                     f"{per_step:.1f} µs per step under the profiler\n\n```\n{tree}\n```")
+    block = "\n\n".join(parts) + "\n"
+    print(block)
+    if args.name:
+        print("published in", publish(args.name, block, data, command))
 
 
 if __name__ == "__main__":
