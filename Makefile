@@ -79,7 +79,7 @@ $(ENVPOOL_VENV)/.installed: envs/bench-envpool.txt
 	  || echo "EnvPool did not install; the suite will show its rows as n/a"
 
 bench: $(VENV)/.bench $(VENV38)/.installed $(ENVPOOL_VENV)/.installed
-	$(BENCH_ENV) $(HOST) benchmarks/suite.py --json docs/benchmarks-throughput.json
+	$(BENCH_ENV) $(HOST) benchmarks/suite.py --name throughput-2core
 
 # CI's short run skips EnvPool (a 1 GB venv): its rows read n/a there.
 bench-quick: $(VENV)/.bench $(VENV38)/.installed

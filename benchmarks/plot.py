@@ -1,6 +1,7 @@
 """env-steps/s against N for every system of a suite run, as a PNG (matplotlib).
 
-Re-plot a saved run: ``python benchmarks/plot.py RESULTS.json OUT.png``.
+Re-plot a saved run: ``python benchmarks/plot.py RESULTS.json OUT.png``, from the suite's
+``--json`` or from the result file that ``--name`` publishes (``docs/results/NAME.json``).
 """
 
 from __future__ import annotations
@@ -44,4 +45,5 @@ def plot_throughput(results: dict[str, Any], path: Path) -> None:
 
 
 if __name__ == "__main__":
-    plot_throughput(json.loads(Path(sys.argv[1]).read_text()), Path(sys.argv[2]))
+    saved = json.loads(Path(sys.argv[1]).read_text())
+    plot_throughput(saved.get("data", saved), Path(sys.argv[2]))

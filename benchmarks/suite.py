@@ -1,11 +1,14 @@
 """unisim's benchmark suite: every figure of one run, side by side, with paired ratios.
 
-    .venv/bin/python benchmarks/suite.py [--quick] [--json FILE] [--plot FILE]
+    .venv/bin/python benchmarks/suite.py [--quick] [--json FILE] [--plot FILE] [--name NAME]
 
 Prints markdown tables: round-trip latency against the raw pipe floor, spawn-to-first-step,
 env-steps/s of the bundled quadruped against in-process MuJoCo and gymnasium, gymnasium's
 Ant against EnvPool's Ant-v4, pipe bytes per step, and the targets of issue 5 met or
 missed. ``--quick`` runs everything small (for CI: it must run, its figures mean little).
+``--name`` publishes the header and tables as the block ``figures:NAME`` of the docs, with
+every figure in its result file (tools/figures/doc_figures.py) and the plot
+docs/figures/NAME.png.
 """
 
 from __future__ import annotations
@@ -56,6 +59,9 @@ from systems import (
 
 import unisim
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
+from doc_figures import ROOT, publish
+
 
 class Settings:
     """Sizes, repetitions and budgets of a full run, or of a ``--quick`` one (CI)."""
@@ -75,19 +81,23 @@ class Settings:
 
 
 _last_table = time.perf_counter()
+REPORT: list[str] = []  # the header and tables as printed, for ``--name``
+
+
+def report(text: str) -> None:
+    print(text, flush=True)
+    REPORT.append(text)
 
 
 def table(title: str, header: list[str], rows: list[list[str]]) -> None:
     """A markdown table; its title says how long the section took."""
     global _last_table
     now = time.perf_counter()
-    print(f"\n#### {title} [{now - _last_table:.0f} s]\n")
+    lines = [f"#### {title} [{now - _last_table:.0f} s]", "",
+             "| " + " | ".join(header) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
     _last_table = now
-    print("| " + " | ".join(header) + " |")
-    print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-    sys.stdout.flush()
+    report("\n" + "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]))
 
 
 def load() -> str:
@@ -321,17 +331,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small and short, for CI")
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     parser.add_argument("--plot", type=Path, help="PNG of env-steps/s against N "
-                        "(default: docs/benchmarks-throughput.png; a temp file with --quick)")
+                        "(default: docs/figures/NAME.png with --name, else a temp file)")
+    parser.add_argument("--name", help="publish as figures:NAME in docs/benchmarks.md")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     cfg = Settings(args.quick)
     started = time.perf_counter()
     py38 = python38()
     interpreters = {HOST: HOST_PYTHON, **({"3.8": py38} if py38 else {})}
-    print(f"unisim benchmark suite{' --quick' if cfg.quick else ''}: {os.cpu_count()} CPUs "
-          f"({platform.machine()}), Python {platform.python_version()}, MuJoCo "
-          f"{mujoco.__version__}, numpy {np.__version__}; 3.8 worker: {py38 or 'none'}; "
-          f"{time.strftime('%Y-%m-%d %H:%M %Z')}; load average {load()}")
+    command = " ".join(["python", "benchmarks/suite.py", *(argv or sys.argv[1:])])
+    report(f"`{command}`: {os.cpu_count()} CPUs ({platform.machine()}), Python "
+           f"{platform.python_version()}, MuJoCo {mujoco.__version__}, numpy {np.__version__}; "
+           f"3.8 worker: {py38 or 'none'}; "
+           f"{time.strftime('%Y-%m-%d %H:%M %Z')}; load average {load()}")
     results: dict[str, Any] = {"quick": cfg.quick}
     latency(cfg, interpreters, results)
     spawn(cfg, interpreters, results)
@@ -354,14 +366,16 @@ def main(argv: list[str] | None = None) -> int:
         for runner in runners:
             runner.close()
     targets(results, cfg)
-    plot_path = args.plot or (
-        Path(tempfile.mkdtemp()) / "throughput.png" if cfg.quick
-        else Path(__file__).resolve().parent.parent / "docs/benchmarks-throughput.png")
+    plot_path = args.plot or (ROOT / "docs" / "figures" / f"{args.name}.png" if args.name
+                              else Path(tempfile.mkdtemp()) / "throughput.png")
     plot_throughput(results, plot_path)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
-    print(f"\nplot: {plot_path}; whole run {time.perf_counter() - started:.0f} s; "
-          f"load average {load()}")
+    report(f"\nWhole run {time.perf_counter() - started:.0f} s; load average {load()}.")
+    if args.name:
+        block = "\n".join(REPORT) + f"\n\n![env-steps/s against N](figures/{args.name}.png)\n"
+        print("published in", publish(args.name, block, results, command))
+    print(f"plot: {plot_path}")
     return 0
 
 
