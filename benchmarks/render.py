@@ -9,6 +9,9 @@ in-process ones. Run from the repository root, e.g.::
 
     MUJOCO_GL=egl python benchmarks/render.py --workers 1,2 --sizes 64x64,128x128
     MUJOCO_GL=egl python benchmarks/render.py --device-ids 0 --workers 1,2,4,8,16 --batch 256
+
+``--name NAME`` publishes the tables as the block ``figures:NAME`` of the docs, with the
+frame rates in its result file (tools/figures/doc_figures.py).
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("MUJOCO_GL", "egl")
@@ -29,6 +35,9 @@ import numpy as np
 
 import unisim
 from unisim import models
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
+from doc_figures import publish
 
 FAST = '<visual><quality shadowsize="0" offsamples="0"/></visual>'
 
@@ -88,14 +97,25 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--settings", default="default,fast")
     parser.add_argument("--camera", default="track")
+    parser.add_argument("--name", help="publish as figures:NAME in docs/benchmarks.md")
     args = parser.parse_args()
+    lines: list[str] = []
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+        lines.append(text)
+
+    command = shlex.join(["python", "benchmarks/render.py", *sys.argv[1:]])
+    data: dict[str, Any] = {"fps": {}, "frames_equal": {}}
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
     workers = [int(n) for n in args.workers.split(",")]
     devices = None if args.device_ids is None else [int(d) for d in args.device_ids.split(",")]
     largest = max(w * h for w, h in sizes)
-    print(f"batch {args.batch}, camera {args.camera!r}, devices {devices or 'EGL default'}, "
-          f"MUJOCO_GL={os.environ['MUJOCO_GL']}, mujoco {mujoco.__version__}, "
-          f"{os.cpu_count()} CPUs, median of {args.rounds} rounds")
+    say(f"`{command}`: batch {args.batch}, camera {args.camera!r}, devices "
+        f"{devices or 'EGL default'}, MUJOCO_GL={os.environ['MUJOCO_GL']}, mujoco "
+        f"{mujoco.__version__}, {os.cpu_count()} CPUs, median of {args.rounds} rounds; "
+        f"{time.strftime('%Y-%m-%d %H:%M %Z')}; load average "
+        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}.")
     for settings in args.settings.split(","):
         xml = model_xml(settings)
         model = mujoco.MjModel.from_xml_string(xml)
@@ -107,10 +127,10 @@ def main() -> None:
                  for n in workers}
         try:
             header = " | ".join(f"pool x{n * len(devices or [None])}" for n in workers)
-            print(f"\n{settings} render settings (shadowsize {model.vis.quality.shadowsize}, "
-                  f"offsamples {model.vis.quality.offsamples}), frames/s:")
-            print(f"| size | in-process | {header} | best / in-process |")
-            print("|---" * (len(workers) + 3) + "|")
+            say(f"\n{settings} render settings (shadowsize {model.vis.quality.shadowsize}, "
+                f"offsamples {model.vis.quality.offsamples}), frames/s:\n\n"
+                f"| size | in-process | {header} | best / in-process |\n"
+                + "|---" * (len(workers) + 3) + "|")
             for width, height in sizes:
                 local = InProcess(model, width, height, args.camera)
                 jobs: dict[str, Callable[[], Any]] = {"in-process": partial(local.render, states)}
@@ -123,8 +143,9 @@ def main() -> None:
                 same = all(np.array_equal(np.array(local.render(check, keep=True)),
                                           pool.render(width, height, check, camera=args.camera))
                            for pool in pools.values())
+                data["frames_equal"][f"{settings} {width}x{height}"] = same
                 if not same:
-                    print(f"WARNING: at {width}x{height} pool frames differ from in-process ones")
+                    say(f"WARNING: at {width}x{height} pool frames differ from in-process ones")
                 times: dict[str, list[float]] = {name: [] for name in jobs}
                 for _ in range(args.rounds):
                     for name, job in jobs.items():
@@ -132,12 +153,15 @@ def main() -> None:
                 fps = {name: args.batch / statistics.median(t) for name, t in times.items()}
                 best = max(v for k, v in fps.items() if k != "in-process")
                 cells = " | ".join(f"{fps[f'x{n}']:.0f}" for n in workers)
-                print(f"| {width}x{height} | {fps['in-process']:.0f} | {cells} | "
-                      f"{best / fps['in-process']:.2f} |", flush=True)
+                data["fps"][f"{settings} {width}x{height}"] = fps
+                say(f"| {width}x{height} | {fps['in-process']:.0f} | {cells} | "
+                    f"{best / fps['in-process']:.2f} |")
                 local.renderer.close()
         finally:
             for pool in pools.values():
                 pool.close()
+    if args.name:
+        print("published in", publish(args.name, "\n".join(lines) + "\n", data, command))
 
 
 if __name__ == "__main__":
