@@ -106,6 +106,21 @@ def test_progress_frames_keep_a_slow_init_alive_and_silence_times_out(mock: Mock
         mock([Fault.slow("INIT", seconds=4.0)], init_timeout=2.0)
 
 
+@pytest.mark.parametrize("interpreter", ["host", "py38"])
+@pytest.mark.parametrize("seconds", [0.001, 1.5])
+def test_progress_frames_keep_a_slow_step_alive_and_it_steps(
+        seconds: float, interpreter: str, mock: Mock, request: pytest.FixtureRequest) -> None:
+    """On the doorbell too: PROGRESS frames during a STEP rung on the line re-arm the
+    deadline (the worker then answers on the pipe as well), whether the host is still
+    spinning or asleep when they come, and the steps after it are normal."""
+    python = request.getfixturevalue("py38") if interpreter == "py38" else None
+    faults = [Fault.slow("STEP", call=2, seconds=seconds, progress=True, interval=0.1)]
+    with mock(faults, timeout=0.5, timestep=0.5, python=python) as sim:
+        for _ in range(3):
+            sim.step(np.ones((4, 2)))
+        assert np.array_equal(sim.qvel, np.full((4, 2), 1.5))  # all three were stepped
+
+
 def test_garbage_on_the_protocol_stream_is_a_protocol_error(mock: Mock) -> None:
     """On both paths, from the very step during which the worker wrote it."""
     with mock([Fault.garbage("STEP", data=b"hello\n" * 4)]) as sim:

@@ -83,15 +83,17 @@ class Channel:
         """Read the pipe frames answering ``request_id``, a request sent outside the pipe."""
         return self._await(request_id, command, timeout, None)
 
-    def check_silent(self, waiting_for: str, timeout: float) -> None:
-        """Fail if the worker wrote to the pipe when no frame was due (a request answered
-        outside it): the stream is corrupt, or the worker is gone. One non-blocking poll."""
-        if not self._reader.buffered() and not self._poll.poll(0):
-            return
-        kind, reply_id, command, _ = self._read(timeout, waiting_for)
-        raise self._fail(ProtocolError(
-            f"unexpected {protocol.describe(kind, command)} frame (id {reply_id}) from the "
-            f"worker during {waiting_for}, when no frame was due"))
+    def has_input(self) -> bool:
+        """Whether the worker has written something not read yet. One non-blocking poll."""
+        return self._reader.buffered() or bool(self._poll.poll(0))
+
+    def finish(self, request_id: int, command: int, timeout: float) -> None:
+        """Read what the worker wrote on the pipe about a request answered outside it:
+        nothing, or its PROGRESS frames and then its reply frame (a worker that reports
+        progress answers on the pipe too). Anything else fails: the stream is corrupt, or
+        the worker is gone."""
+        if self.has_input():
+            self._await(request_id, command, timeout, None)
 
     def wait(self, on_progress: Progress | None = None) -> dict[str, Any]:
         """The reply payload of the request in flight."""

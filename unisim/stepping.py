@@ -104,9 +104,13 @@ class DoorbellStepping:
         channel, process = member.channel, member.process
 
         def between_slices() -> None:
+            nonlocal deadline
             if not process.alive():
                 raise channel.died("during STEP", timeout)
-            if time.monotonic() > deadline:
+            if channel.has_input():  # PROGRESS frames: the answer comes on the pipe too,
+                channel.collect(request_id, Command.STEP, timeout)  # each re-arming it
+                deadline = time.monotonic() + timeout
+            elif time.monotonic() > deadline:
                 raise channel.died("during STEP", timeout, timed_out=True)
 
         words = line.words
@@ -118,7 +122,7 @@ class DoorbellStepping:
         if words[bell.STATUS] == bell.STATUS_ERROR:
             channel.collect(request_id, Command.STEP, timeout)
         else:
-            channel.check_silent("STEP", timeout)
+            channel.finish(request_id, Command.STEP, timeout)
 
 
 class LineSignal:
