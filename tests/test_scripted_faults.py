@@ -121,6 +121,17 @@ def test_progress_frames_keep_a_slow_step_alive_and_it_steps(
         assert np.array_equal(sim.qvel, np.full((4, 2), 1.5))  # all three were stepped
 
 
+def test_progress_keeps_every_worker_of_a_pool_alive(mock: Mock) -> None:
+    """While the host reads one worker's PROGRESS frames, another worker's unread ones keep
+    its deadline too (any request of a pool: a long INIT with progress is the same wait): a
+    slow STEP on every worker, longer than the deadline, goes through."""
+    faults = [Fault.slow("STEP", call=2, seconds=1.0, progress=True)]
+    with mock(faults, workers=2, timeout=0.4, timestep=0.5) as sim:
+        for _ in range(3):
+            sim.step(np.ones((4, 2)))
+        assert np.array_equal(sim.qvel, np.full((4, 2), 1.5))
+
+
 def test_garbage_on_the_protocol_stream_is_a_protocol_error(mock: Mock) -> None:
     """On both paths, from the very step during which the worker wrote it."""
     with mock([Fault.garbage("STEP", data=b"hello\n" * 4)]) as sim:

@@ -36,12 +36,15 @@ class Channel:
         self.process = process
         self._reader = protocol.FrameReader(process.stdout_fd)
         self._writer = protocol.FrameWriter(process.stdin_fd)
-        self._watchdog = Watchdog(process.kill, name=f"unisim-watchdog-{process.pid}")
+        self._poll = select.poll()
+        self._poll.register(process.stdout_fd, select.POLLIN)
+        watched = select.poll()  # the watchdog thread's own: a poll object is not shareable
+        watched.register(process.stdout_fd, select.POLLIN)
+        self._watchdog = Watchdog(process.kill, f"unisim-watchdog-{process.pid}",
+                                  answered=lambda: bool(watched.poll(0)))
         self._next_id = 1
         self._pending: tuple[int, int, float] | None = None  # sent, reply not yet read
         self.dead: BaseException | None = None
-        self._poll = select.poll()
-        self._poll.register(process.stdout_fd, select.POLLIN)
 
     def hello(self, timeout: float) -> dict[str, Any]:
         """Wait for the worker's unsolicited HELLO frame."""

@@ -2,8 +2,10 @@
 
 A poll before each read costs tens of microseconds per round trip on small machines.
 Instead the host reads blocking and a watchdog thread fires ``on_expire`` (which kills
-the worker, so the read returns EOF) once an armed deadline passes. Arming is an
-attribute store; the thread sleeps without waking while nothing is armed for a while.
+the worker, so the read returns EOF) once an armed deadline passes, unless ``answered()``
+says the worker has written something the host has not read yet (it is busy with another
+worker of a pool): then the deadline moves on by the armed span. Arming is an attribute
+store; the thread sleeps without waking while nothing is armed for a while.
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ _IDLE_AFTER = 1.0  # seconds without a deadline before the thread sleeps until n
 
 
 class Watchdog:
-    def __init__(self, on_expire: Callable[[], None], name: str) -> None:
+    def __init__(self, on_expire: Callable[[], None], name: str,
+                 answered: Callable[[], bool] = lambda: False) -> None:
         self._on_expire = on_expire
+        self._answered = answered
         self._deadline: float | None = None
+        self._span = 0.0
         self._fired = False
         self._closed = False
         self._sleeping = False
@@ -32,6 +37,7 @@ class Watchdog:
         return self._fired
 
     def arm(self, seconds: float) -> None:
+        self._span = seconds
         self._deadline = time.monotonic() + seconds
         if self._sleeping:
             with self._wake:
@@ -64,6 +70,9 @@ class Watchdog:
                         self._wake.wait(_TICK)
                     continue
                 idle_since = now
+                if now >= deadline and self._answered():
+                    self._deadline = now + self._span  # unless the host re-armed meanwhile
+                    continue
                 if now >= deadline:
                     self._fired = True
                     self._deadline = None
