@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import time
 from collections.abc import Callable
@@ -14,6 +16,7 @@ import pytest
 import unisim
 from unisim import protocol
 from unisim.testing import Fault, mock_backend
+from unisim.worker.main import Worker
 
 Mock = Callable[..., unisim.Backend]
 
@@ -167,3 +170,27 @@ def test_c_level_writes_to_fd1_do_not_corrupt_the_stream(caplog: pytest.LogCaptu
         while "junk" not in caplog.text and time.monotonic() < deadline:
             time.sleep(0.01)
     assert "junk" in caplog.text  # forwarded to logging from the worker's stderr
+
+
+def test_progress_frames_are_throttled_and_the_last_always_goes_out() -> None:
+    """An engine reporting every item of a long setup (IsaacGym: every env) sends a few
+    frames, not one per item: unread, thousands would fill the pipe and stall the worker
+    while the host reads another worker of the pool."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)  # a full pipe fails at once, as a stall would
+    try:
+        worker = Worker(protocol.FrameReader(read_end), protocol.FrameWriter(write_end))
+        worker.handle(7, protocol.Command.PING, {})
+        for done in range(1, 5001):
+            worker.progress(done, 5000, "creating envs")
+        os.close(write_end)
+        reader, frames = protocol.FrameReader(read_end), []
+        with contextlib.suppress(protocol.StreamClosed):
+            while True:
+                frames.append(protocol.unpack(reader.read()))
+    finally:
+        os.close(read_end)
+    progress = [payload["done"] for kind, _, _, payload in frames
+                if kind == protocol.Kind.PROGRESS]
+    assert progress[0] == 1 and progress[-1] == 5000
+    assert len(progress) < 20  # 5,000 calls take a few ms: a frame per 0.1 s, plus the last

@@ -112,6 +112,12 @@ class BellRequests:
 
 # -- the loop -----------------------------------------------------------------------------
 
+# Seconds between PROGRESS frames: often enough to keep any deadline alive, seldom enough
+# that a worker never fills its pipe while the host reads another worker of the pool (a
+# full pipe would stall this worker until the host got to it).
+PROGRESS_EVERY = 0.1
+
+
 class Worker:
     """Message loop: takes requests, dispatches them to the engine, answers them."""
 
@@ -123,6 +129,7 @@ class Worker:
         self.request_id = 0
         self.command = None
         self.frames_sent = 0
+        self.progress_sent = None  # when the current request's last PROGRESS went out
         self.running = True
         commands = protocol.Command
         self.handlers = {
@@ -144,7 +151,13 @@ class Worker:
         self.frames_sent += 1
 
     def progress(self, done, total, text=""):
-        """Tell the host the current request is alive (re-arms its deadline)."""
+        """Tell the host the current request is alive (re-arms its deadline); at most one
+        frame per ``PROGRESS_EVERY``, and always the last one (``done == total``)."""
+        now = time.monotonic()
+        last = self.progress_sent
+        if last is not None and now - last < PROGRESS_EVERY and done != total:
+            return
+        self.progress_sent = now
         self.send(protocol.Kind.PROGRESS, {"done": done, "total": total, "text": text})
 
     def hello(self):
@@ -172,6 +185,7 @@ class Worker:
     def handle(self, request_id, command, payload):
         """The reply payload of one request, or None when it failed (its ERROR frame sent)."""
         self.request_id, self.command = request_id, command
+        self.progress_sent = None  # a request's first PROGRESS frame always goes out
         try:
             return self.handlers[command](payload)
         except Exception as exc:  # every failure crosses as data
