@@ -29,8 +29,9 @@ class Engine:
         """Build the scene from the INIT payload; return the layout.
 
         ``worker.progress(done, total, text)`` keeps the host's deadline alive during
-        long setups; call it per item if that is natural (its frames are throttled). The layout is built by ``unisim.protocol.schemas`` (``physics_layout``
-        with its ``slot``s); the host always adds ``reset_mask`` (uint8, per env).
+        long setups; call it per item if that is natural (its frames are throttled). The
+        layout is built by ``unisim.protocol.schemas`` (``physics_layout`` with its
+        ``slot``s); the host always adds ``reset_mask`` (uint8, per env).
         """
         raise NotImplementedError
 
