@@ -71,7 +71,7 @@ class Watchdog:
                     continue
                 idle_since = now
                 if now >= deadline and self._answered():
-                    self._deadline = now + self._span  # unless the host re-armed meanwhile
+                    self._deadline = now + self._span  # it answered; the host reads it later
                     continue
                 if now >= deadline:
                     self._fired = True
