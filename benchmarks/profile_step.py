@@ -15,9 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import shlex
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +24,7 @@ from pyinstrument import Profiler
 import unisim
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
-from doc_figures import publish
+from doc_figures import invocation, publish, stamp
 
 
 def profile(model: str, num_envs: int, steps: int, interval: float, pipe: bool
@@ -57,11 +55,9 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=1e-4, help="sampling interval (s)")
     parser.add_argument("--name", help="publish as figures:NAME in docs/benchmarks.md")
     args = parser.parse_args()
-    command = shlex.join(["python", "benchmarks/profile_step.py", *sys.argv[1:]])
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    command = invocation()
     parts = [f"`{command}`: {len(os.sched_getaffinity(0))} CPUs, Python "
-             f"{platform.python_version()}; {time.strftime('%Y-%m-%d %H:%M %Z')}; "
-             f"load average {load}."]
+             f"{platform.python_version()}; {stamp()}."]
     data = {}
     for label, pipe in (("pipe path (doorbell=False)", True), ("doorbell", False)):
         per_step, tree = profile(args.model, args.num_envs, args.steps, args.interval, pipe)

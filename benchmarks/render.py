@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shlex
 import statistics
 import sys
 import time
@@ -37,7 +36,7 @@ import unisim
 from unisim import models
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
-from doc_figures import publish
+from doc_figures import invocation, publish, stamp
 
 FAST = '<visual><quality shadowsize="0" offsamples="0"/></visual>'
 
@@ -105,7 +104,7 @@ def main() -> None:
         print(text, flush=True)
         lines.append(text)
 
-    command = shlex.join(["python", "benchmarks/render.py", *sys.argv[1:]])
+    command = invocation()
     data: dict[str, Any] = {"fps": {}, "frames_equal": {}}
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
     workers = [int(n) for n in args.workers.split(",")]
@@ -114,8 +113,7 @@ def main() -> None:
     say(f"`{command}`: batch {args.batch}, camera {args.camera!r}, devices "
         f"{devices or 'EGL default'}, MUJOCO_GL={os.environ['MUJOCO_GL']}, mujoco "
         f"{mujoco.__version__}, {os.cpu_count()} CPUs, median of {args.rounds} rounds; "
-        f"{time.strftime('%Y-%m-%d %H:%M %Z')}; load average "
-        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}.")
+        f"{stamp()}.")
     for settings in args.settings.split(","):
         xml = model_xml(settings)
         model = mujoco.MjModel.from_xml_string(xml)

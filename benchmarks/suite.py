@@ -60,7 +60,7 @@ from systems import (
 import unisim
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
-from doc_figures import ROOT, publish
+from doc_figures import ROOT, invocation, publish, stamp
 
 
 class Settings:
@@ -98,11 +98,6 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> None:
              "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
     _last_table = now
     report("\n" + "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]))
-
-
-def load() -> str:
-    """The 1, 5 and 15 minute load averages: how busy the shared machine was."""
-    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 # -- latency -------------------------------------------------------------------------------
@@ -339,11 +334,11 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     py38 = python38()
     interpreters = {HOST: HOST_PYTHON, **({"3.8": py38} if py38 else {})}
-    command = " ".join(["python", "benchmarks/suite.py", *(argv or sys.argv[1:])])
+    command = invocation(argv)
     report(f"`{command}`: {os.cpu_count()} CPUs ({platform.machine()}), Python "
            f"{platform.python_version()}, MuJoCo {mujoco.__version__}, numpy {np.__version__}; "
            f"3.8 worker: {py38 or 'none'}; "
-           f"{time.strftime('%Y-%m-%d %H:%M %Z')}; load average {load()}")
+           f"{stamp()}")
     results: dict[str, Any] = {"quick": cfg.quick}
     latency(cfg, interpreters, results)
     spawn(cfg, interpreters, results)
@@ -371,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     plot_throughput(results, plot_path)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
-    report(f"\nWhole run {time.perf_counter() - started:.0f} s; load average {load()}.")
+    report(f"\nWhole run {time.perf_counter() - started:.0f} s; ended {stamp()}.")
     if args.name:
         block = "\n".join(REPORT) + f"\n\n![env-steps/s against N](figures/{args.name}.png)\n"
         print("published in", publish(args.name, block, results, command))

@@ -20,7 +20,7 @@ _IDLE_AFTER = 1.0  # seconds without a deadline before the thread sleeps until n
 
 class Watchdog:
     def __init__(self, on_expire: Callable[[], None], name: str,
-                 answered: Callable[[], bool] = lambda: False) -> None:
+                 answered: Callable[[], bool]) -> None:
         self._on_expire = on_expire
         self._answered = answered
         self._deadline: float | None = None

@@ -94,10 +94,9 @@ class BellRequests:
         self.seen = seq
         if words[bell.COMMAND] == bell.CMD_STEP:
             payload = {"substeps": words[bell.SUBSTEPS]}
-            sent = worker.frames_sent
             ok = worker.handle(seq, protocol.Command.STEP, payload) is not None
-            if ok and worker.frames_sent != sent:  # it reported progress: the host reads the
-                worker.send(protocol.Kind.REPLY, {})  # pipe now, so the answer goes there too
+            if ok and worker.progress_sent is not None:  # it reported progress: the host
+                worker.send(protocol.Kind.REPLY, {})  # reads the pipe, so answer there too
             words[bell.STATUS] = bell.STATUS_OK if ok else bell.STATUS_ERROR
         else:
             self.pipe.serve_one(worker)
@@ -128,7 +127,6 @@ class Worker:
         self.physics_spec = None
         self.request_id = 0
         self.command = None
-        self.frames_sent = 0
         self.progress_sent = None  # when the current request's last PROGRESS went out
         self.running = True
         commands = protocol.Command
@@ -148,7 +146,6 @@ class Worker:
 
     def send(self, kind, payload):
         self.writer.write(protocol.pack(kind, self.request_id, self.command, payload))
-        self.frames_sent += 1
 
     def progress(self, done, total, text=""):
         """Tell the host the current request is alive (re-arms its deadline); at most one

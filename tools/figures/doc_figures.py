@@ -16,6 +16,8 @@ NAME is letters, digits, ``.``, ``_`` and ``-``.
 A measuring script calls ``publish(name, block, data, command)``: it writes the result file
 and replaces the block in whichever document holds the markers. ``previous(name)`` gives
 the data of the last published run, for scripts that report a range over several runs.
+``invocation()`` and ``stamp()`` give a block's first line its command and its when and how
+busy.
 
     python tools/figures/doc_figures.py --check    # CI: every block equals its result file's
 
@@ -27,8 +29,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import shlex
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,6 +97,19 @@ def all_blocks(root: Path = ROOT) -> dict[str, Block]:
 
 def result_path(name: str, root: Path = ROOT) -> Path:
     return root / "docs" / "results" / f"{name}.json"
+
+
+def invocation(argv: list[str] | None = None) -> str:
+    """The running script's command line as a user types it from the repository root."""
+    script = Path(sys.argv[0]).resolve()
+    shown = script.relative_to(ROOT) if script.is_relative_to(ROOT) else script
+    return shlex.join(["python", str(shown), *(sys.argv[1:] if argv is None else argv)])
+
+
+def stamp() -> str:
+    """When a run was made and how busy the machine was: figures depend on both."""
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return f"{time.strftime('%Y-%m-%d %H:%M %Z')}; load average {load}"
 
 
 def previous(name: str, root: Path = ROOT) -> Any:
