@@ -220,10 +220,13 @@ def _during_step(sim: unisim.Backend, act: Callable[[int], None]) -> threading.T
     return timer
 
 
-def test_a_crash_in_the_middle_of_a_step(isaacgym: Open) -> None:
+def test_a_crash_in_the_middle_of_a_step(isaacgym: Open, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A native crash inside simulate (SIGSEGV) is a WorkerDied naming the signal, with the
-    worker's last Python frames (faulthandler) in the report; the backend is then dead."""
-    with isaacgym(timeout=60.0) as sim:
+    worker's last Python frames (faulthandler) in the report; the backend is then dead, and
+    the worker left no temporary files (the model, given as XML text, was written to one)."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the worker's temporary folder
+    with isaacgym(ARM.read_text(), timeout=60.0) as sim:
         timer = _during_step(sim, lambda pid: os.kill(pid, signal.SIGSEGV))
         started = time.monotonic()
         with pytest.raises(WorkerDied) as died:
@@ -235,6 +238,7 @@ def test_a_crash_in_the_middle_of_a_step(isaacgym: Open) -> None:
         assert "isaacgym_sim.py" in text and "in step" in text, text
         with pytest.raises(unisim.BackendDead):
             sim.step()
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_hang_in_the_middle_of_a_step(isaacgym: Open) -> None:

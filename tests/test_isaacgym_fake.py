@@ -279,7 +279,7 @@ def test_asset_shape_friction_reaches_the_actors_created_after(isaacgym_fake_pyt
         params = gymapi.SimParams()
         params.up_axis = gymapi.UP_AXIS_Z
         sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
-        asset = gym.load_asset(sim, write(BOX), "scene.xml", gymapi.AssetOptions())
+        asset = load(gym, sim, BOX, gymapi.AssetOptions())
         shapes = gym.get_asset_rigid_shape_properties(asset)
         frictions = []
         for value in (0.3, 0.7):  # legged_gym's friction randomisation, env by env

@@ -39,16 +39,14 @@ class IsaacGymEngine(Engine):
         self.physics: Any = None
         self.io: Any = None  # isaacgym_io.HostSlots or DeviceSlots, from attach
         self.images = ArenaCache(keep=1)  # the host's capture arena
-        self.tempdir = tempfile.mkdtemp(prefix="unisim-isaacgym-")
 
     def init(self, spec, worker):
-        try:
-            return self._init(spec, worker)
-        except BaseException:
-            self._remove_tempdir()  # the worker closes only engines whose init succeeded
-            raise
+        # Models given as XML text are written here for the importers, which read files;
+        # every reader is done when init returns, so a worker killed later leaves nothing.
+        with tempfile.TemporaryDirectory(prefix="unisim-isaacgym-") as folder:
+            return self._init(spec, worker, folder)
 
-    def _init(self, spec, worker):
+    def _init(self, spec, worker, folder):
         num_envs = int(spec["num_envs"])
         first = int(spec.get("first_env", 0))
         options = Options(spec.get("options"), int(spec.get("total_envs", num_envs)),
@@ -63,7 +61,8 @@ class IsaacGymEngine(Engine):
         self.device_resident = options.pipeline == "gpu"
         if not spec.get("model"):
             raise ValueError("the isaacgym engine needs a model: Backend('isaacgym', model=...)")
-        scenes = [self._scan(source) for source in [spec["model"], *options.variants]]
+        scenes = [_scan(source, folder, i)
+                  for i, source in enumerate([spec["model"], *options.variants])]
         for scene in scenes:
             mapping.check_bounds(scene)
         mapping.check_variant_layouts([mapping.layout_signature(s) for s in scenes],
@@ -121,15 +120,6 @@ class IsaacGymEngine(Engine):
             report=mapping.configuration_report(
                 self.sim.sim_report(), options.pipeline, self.sim.report_variants,
                 options.self_collision, scene.excludes, warnings))
-
-    def _scan(self, source):
-        """Scan a model; an XML string is written to a file first (the importer reads files)."""
-        if source.lstrip().startswith("<"):
-            path = os.path.join(self.tempdir, "model%d.xml" % len(os.listdir(self.tempdir)))
-            with open(path, "w") as handle:
-                handle.write(source)
-            source = path
-        return mjcf_scan.scan(source)
 
     def attach(self, slots):
         from .isaacgym_io import DeviceSlots, HostSlots
@@ -213,12 +203,16 @@ class IsaacGymEngine(Engine):
         if self.io is not None:
             self.io.close()  # waits for the copies still queued
         self.sim.close()
-        self._remove_tempdir()
 
-    def _remove_tempdir(self):
-        for name in os.listdir(self.tempdir):
-            os.unlink(os.path.join(self.tempdir, name))
-        os.rmdir(self.tempdir)
+
+def _scan(source, folder, index):
+    """Scan model ``index``; XML text is written to a file in ``folder`` first."""
+    if source.lstrip().startswith("<"):
+        path = os.path.join(folder, "model%d.xml" % index)
+        with open(path, "w") as handle:
+            handle.write(source)
+        source = path
+    return mjcf_scan.scan(source)
 
 
 def _host(rows):
