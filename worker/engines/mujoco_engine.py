@@ -161,11 +161,8 @@ class BatchStepper:
         self.ctrl = self.batch.bind("ctrl")
         self.qpos = self.batch.bind("qpos")
         self.qvel = self.batch.bind("qvel")
-        self.counts = self.batch.warning[:, :, 1]  # (nsim, mjNWARNING) counters, writable
-        # The whole warning array as bytes: one comparison (~0.3 us) says whether any env
-        # warned, where a numpy reduction over the strided counters costs several times that.
-        self.table = memoryview(self.batch.warning).cast("B")
-        self.clean = bytes(len(self.table))
+        self.table = self.batch.warning  # (nsim, mjNWARNING, 2): lastinfo, number
+        self.counts = self.table[:, :, 1]  # the counters, writable
         self.reset_rows(np.arange(num_envs), None, None)
 
     def step(self, ctrl, substeps, qpos, qvel):
@@ -176,11 +173,14 @@ class BatchStepper:
 
     def warnings(self, out):
         """Write each env's warnings since the last call as a bitmask; clear the counters."""
-        if self.table == self.clean:
+        # Whether any env warned, in one vectorised pass over the contiguous table: 0.4 us
+        # for one env, 32 us for 16k (a memoryview == bytes comparison, fastest for one
+        # env, goes item by item: 2 ms for 16k, on the one thread while the others wait).
+        if not np.count_nonzero(self.table):
             out.fill(0)  # a third of ``out[:] = 0``'s cost, on every step
             return
         out[:] = warning_bits(self.counts)
-        self.batch.warning[...] = 0
+        self.table[...] = 0
 
     def reset_rows(self, ids, qpos, qvel):
         ids = np.asarray(ids, dtype=np.int64)
