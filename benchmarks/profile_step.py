@@ -1,13 +1,21 @@
-"""Where the host's time goes in ``Backend.step``: pyinstrument over many steps, on the pipe
-path (``doorbell=False``) and on the doorbell, one after the other.
+"""Where a step's time goes, on both sides: pyinstrument over many steps.
 
     .venv/bin/python benchmarks/profile_step.py [--num-envs 1] [--model cartpole]
+                                                [--worker-envs 4096] [--worker-model ant.xml]
                                                 [--name step-profile]
 
-On the trivial model (one cartpole) the worker's physics is a few microseconds, so each
-profile is the host's own overhead plus its wait for the reply: ``os.write``/``os.read``
-on the pipe, the spin and the futex wait on the doorbell. ``--name`` publishes both trees
-as the block ``figures:NAME`` of docs/benchmarks.md (tools/figures/doc_figures.py).
+The host's side: ``Backend.step`` on the pipe path (``doorbell=False``) and on the doorbell,
+one after the other. On the trivial model (one cartpole) the worker's physics is a few
+microseconds, so each profile is the host's own overhead plus its wait for the reply:
+``os.write``/``os.read`` on the pipe, the spin and the futex wait on the doorbell.
+
+The worker's side: its MuJoCo engine's step (the stepper and the warnings check,
+``py38.runner.WorkerStepper``) on every core, in this process, at ``--worker-envs`` envs of
+``--worker-model`` (gymnasium's ant): the physics, and the Python around it that runs on
+one thread while the engine's other threads wait.
+
+``--name`` publishes the trees as the block ``figures:NAME`` of docs/benchmarks.md
+(tools/figures/doc_figures.py).
 """
 
 from __future__ import annotations
@@ -16,12 +24,16 @@ import argparse
 import os
 import platform
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from py38.runner import WorkerStepper
 from pyinstrument import Profiler
+from sweep import default_model
 
 import unisim
+from unisim.process import BOOTSTRAP
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
 from doc_figures import invocation, publish, stamp
@@ -35,10 +47,28 @@ def profile(model: str, num_envs: int, steps: int, interval: float, pipe: bool
         ctrl = np.zeros((num_envs, sim.layout.nu))
         for _ in range(200):  # warm up
             sim.step(ctrl)
-        profiler = Profiler(interval=interval)
-        with profiler:
-            for _ in range(steps):
-                sim.step(ctrl)
+        return profiled(lambda: sim.step(ctrl), steps, interval)
+
+
+def profile_worker(model: str, num_envs: int, steps: int, interval: float
+                   ) -> tuple[float, str]:
+    """The same for the worker's engine step, on every core, in this process."""
+    cores = len(os.sched_getaffinity(0))
+    stepper = WorkerStepper(model, num_envs, 1, cores, str(BOOTSTRAP.parent))
+    try:
+        for _ in range(3):  # warm up
+            stepper.step()
+        return profiled(stepper.step, steps, interval)
+    finally:
+        stepper.close()
+
+
+def profiled(step: Callable[[], None], steps: int, interval: float) -> tuple[float, str]:
+    """(µs per ``step()`` under the profiler, pyinstrument's call tree) over ``steps`` calls."""
+    profiler = Profiler(interval=interval)
+    with profiler:
+        for _ in range(steps):
+            step()
     session = profiler.last_session
     assert session is not None
     lines = profiler.output_text(unicode=True, color=False, show_all=False).splitlines()
@@ -53,6 +83,9 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=1)
     parser.add_argument("--steps", type=int, default=20000)
     parser.add_argument("--interval", type=float, default=1e-4, help="sampling interval (s)")
+    parser.add_argument("--worker-model", default=default_model(), help="MJCF path")
+    parser.add_argument("--worker-envs", type=int, default=4096)
+    parser.add_argument("--worker-steps", type=int, default=200)
     parser.add_argument("--name", help="publish as figures:NAME in docs/benchmarks.md")
     args = parser.parse_args()
     command = invocation()
@@ -64,6 +97,12 @@ def main() -> None:
         data[label] = {"us_per_step": per_step, "tree": tree}
         parts.append(f"{args.steps} steps of {args.model} x{args.num_envs}, {label}: "
                      f"{per_step:.1f} µs per step under the profiler\n\n```\n{tree}\n```")
+    per_step, tree = profile_worker(args.worker_model, args.worker_envs, args.worker_steps,
+                                    args.interval)
+    data["worker"] = {"us_per_step": per_step, "tree": tree}
+    parts.append(f"The worker's side: {args.worker_steps} engine steps of "
+                 f"{Path(args.worker_model).name} x{args.worker_envs} on every core: "
+                 f"{per_step:.1f} µs per step under the profiler\n\n```\n{tree}\n```")
     block = "\n\n".join(parts) + "\n"
     print(block)
     if args.name:

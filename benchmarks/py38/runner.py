@@ -117,8 +117,9 @@ def load_worker_module(worker_dir, name):
 
 class WorkerStepper:
     """The unisim worker's own stepper (worker/engines/mujoco_engine.py) in this process,
-    over plain arrays: the physics plus the copies between the engine and the slots,
-    without any process boundary. ``kind`` says which stepper."""
+    over plain arrays: what ``MujocoEngine.step`` does (the physics, the copies between the
+    engine and the slots, the warnings check) without any process boundary. ``kind`` says
+    which stepper."""
 
     def __init__(self, model_path, num_envs, substeps, threads, worker_dir):
         import mujoco
@@ -133,11 +134,13 @@ class WorkerStepper:
         self.ctrl = np.zeros((num_envs, model.nu))
         self.qpos = np.zeros((num_envs, model.nq))
         self.qvel = np.zeros((num_envs, model.nv))
+        self.warnings = np.zeros(num_envs, dtype=np.uint8)
         self.num_envs = num_envs
         self.substeps = substeps
 
     def step(self):
         self.stepper.step(self.ctrl, self.substeps, self.qpos, self.qvel)
+        self.stepper.warnings(self.warnings)
 
     def close(self):
         self.stepper = None
