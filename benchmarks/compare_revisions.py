@@ -9,7 +9,8 @@ process of its own that holds two backends of ``--model`` (doorbell and pipe pat
 split), and times their step, a reset of one env and a ping. Blocks of ``--steps`` calls
 alternate between the revisions, which take turns to go first; the table shows each one's
 median p50 and the median of the paired after/before ratios (machine noise hits both alike).
-AFTER defaults to the working tree. Prints figures; asserts nothing.
+AFTER defaults to the working tree; either may be a folder holding a checkout (``git archive
+REV | tar -x -C DIR`` made where the history is). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -51,10 +52,13 @@ for line in sys.stdin:
 
 
 def package(revision: str | None, into: Path) -> Path:
-    """A folder whose ``unisim`` package is ``revision`` (None: the working tree)."""
+    """A folder whose ``unisim`` package is ``revision`` (None: the working tree; a folder:
+    a checkout of it, for a machine without the repository's history)."""
     source = into / "source"
     if revision is None:
         source = ROOT
+    elif Path(revision).is_dir():
+        source = Path(revision).resolve()
     else:
         source.mkdir()
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], check=True,
