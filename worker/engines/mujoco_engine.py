@@ -39,9 +39,7 @@ class LoopStepper:
         self.spec = mujoco.mjtState.mjSTATE_INTEGRATION
         self.data = mujoco.MjData(model)
         self.states = np.zeros((num_envs, mujoco.mj_stateSize(model, self.spec)))
-        # The state vector starts with time, qpos, qvel (mjtState's order).
-        self.qpos = self.states[:, 1:1 + model.nq]
-        self.qvel = self.states[:, 1 + model.nq:1 + model.nq + model.nv]
+        self._columns()
         # The scratch data's warning table (mjWarningStat: lastinfo, number) as contiguous
         # bytes: one bytes comparison per env step (~0.4 us) tells whether it warned.
         self.table = warning_table(self.data)
@@ -63,9 +61,18 @@ class LoopStepper:
             slots["state"][:] = self.states
             slots["raised"][:] = self.raised
         self.states, self.raised = slots["state"], slots["raised"]
-        self.qpos = self.states[:, 1:1 + self.model.nq]
-        self.qvel = self.states[:, 1 + self.model.nq:1 + self.model.nq + self.model.nv]
+        self._columns()
         self.queue = (fd, rows, slots["warnings"])
+
+    def _columns(self):
+        """``qpos``, ``qvel`` and ``ctrl``: views of the columns of ``states`` that hold them
+        (components in mjtState's bit order: time, qpos, qvel, act, warm start, ctrl, ...)."""
+        mujoco, model, states = self.mujoco, self.model, self.states
+        ctrl_at = mujoco.mj_stateSize(
+            model, int(self.spec) & (int(mujoco.mjtState.mjSTATE_CTRL) - 1))
+        self.qpos = states[:, 1:1 + model.nq]
+        self.qvel = states[:, 1 + model.nq:1 + model.nq + model.nv]
+        self.ctrl = states[:, ctrl_at:ctrl_at + model.nu]
 
     def own_models(self):
         """Give every env its own ``MjModel`` copy, for per-env physics parameters."""
@@ -92,11 +99,10 @@ class LoopStepper:
     def step_rows(self, lo, hi, ctrl, substeps):
         mujoco, data, spec = self.mujoco, self.data, self.spec
         set_state, get_state, mj_step = mujoco.mj_setState, mujoco.mj_getState, mujoco.mj_step
-        own_ctrl, counter, clean = data.ctrl, self.counter, self.clean
-        for i, model, state, ctrl_row in zip(range(lo, hi), self.models[lo:hi],
-                                             self.states[lo:hi], ctrl[lo:hi]):
+        counter, clean = self.counter, self.clean
+        self.ctrl[lo:hi] = ctrl[lo:hi]  # loaded with each state: no numpy call per env
+        for i, model, state in zip(range(lo, hi), self.models[lo:hi], self.states[lo:hi]):
             set_state(model, data, state, spec)
-            own_ctrl[:] = ctrl_row
             mj_step(model, data, substeps)
             get_state(model, data, state, spec)
             if counter != clean:
