@@ -13,7 +13,10 @@ stepper there, and the 3.8 worker with its default split (its workers sharing ro
 not) and ``workers=1, 2, 8``. Ratios
 are medians of per-repetition ratios to the reference. Then: where a step's time goes
 (by subtraction of those rows), memory per worker and per env, step latency (the suite's),
-and the targets of issue 15. Ctrl is zeros, written every step; 1 substep.
+and the targets of issue 15. Ctrl is zeros, written every step; 1 substep. Every system
+starts from the model's state after ``SETTLE`` seconds at zero ctrl (keyframe ``settled`` of
+a copy of the model): a falling ant has no contacts yet and steps faster, so systems that
+had made different numbers of steps would otherwise be timed on different work.
 
 ``--name`` publishes the block ``figures:NAME`` in docs/benchmarks.md with its result file
 (tools/figures/doc_figures.py) and the plot docs/figures/NAME.png; ``--publish`` does that from a
@@ -30,6 +33,7 @@ import platform
 import shlex
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -54,6 +58,8 @@ DEFAULT = "unisim default split"
 LOOP38, STEPPER38 = "3.8 in-process MjData loop", "3.8 worker's stepper in-process"
 DEFAULT38 = "3.8 worker, default split"
 FIXED38 = "3.8 worker, default split, rows not shared"
+SETTLE = 2.0  # seconds of simulated time before the state every system starts from
+KEY = "settled"
 
 
 def cores() -> int:
@@ -79,7 +85,7 @@ class Sim:
     def __init__(self, model: str, num_envs: int, **options: Any) -> None:
         self.num_envs = num_envs
         self.sim = unisim.Backend("mujoco", model=model, num_envs=num_envs, progress=False,
-                                  timeout=120.0, **options)
+                                  timeout=120.0, keyframe=KEY, **options)
         self.worker_pids = self.sim.worker_pids
         self.ctrl = np.zeros((num_envs, self.sim.layout.nu))
         self.sim.step(self.ctrl)
@@ -132,9 +138,9 @@ def systems(model: str, cfg: argparse.Namespace, py38: str | None,
     cpus, worker = cores(), str(BOOTSTRAP.parent)
     new_api = "threads" in inspect.signature(unisim.Backend).parameters
     rows: dict[str, Any] = {
-        REF: lambda n: Local(InProcessMujoco(model, n, None, 1, cpus, zero_ctrl=True), n),
-        ONE: lambda n: Local(InProcessMujoco(model, n, None, 1, 1, zero_ctrl=True), n),
-        STEPPER: lambda n: Local(WorkerStepper(model, n, 1, cpus, worker), n),
+        REF: lambda n: Local(InProcessMujoco(model, n, KEY, 1, cpus, zero_ctrl=True), n),
+        ONE: lambda n: Local(InProcessMujoco(model, n, KEY, 1, 1, zero_ctrl=True), n),
+        STEPPER: lambda n: Local(WorkerStepper(model, n, 1, cpus, worker, KEY), n),
         DEFAULT: lambda n: Sim(model, n),
     }
     for k in sorted({1, 2, 4, cpus} & set(range(1, cpus + 1))):
@@ -142,8 +148,9 @@ def systems(model: str, cfg: argparse.Namespace, py38: str | None,
         rows[f"unisim workers={k}, threads={cpus // k}"] = (
             lambda n, k=k, threads=threads: Sim(model, n, workers=k, **threads))
     missing = "n/a (no Python 3.8: set UNISIM_PY38)"
-    remote = {LOOP38: {"system": "mujoco", "threads": 1, "zero_ctrl": True},
-              STEPPER38: {"system": "stepper", "threads": 1, "worker": worker}}
+    remote = {LOOP38: {"system": "mujoco", "threads": 1, "zero_ctrl": True, "keyframe": KEY},
+              STEPPER38: {"system": "stepper", "threads": 1, "worker": worker,
+                          "keyframe": KEY}}
     for name, request in remote.items():
         rows[name] = ((lambda n, r=request: Remote(runner38, n, model=model, substeps=1, **r))
                       if runner38 else missing)
@@ -271,20 +278,23 @@ def main(argv: list[str] | None = None) -> int:
                     "mujoco": __import__("mujoco").__version__, "py38": py38,
                     "model": Path(model).name, "load": os.getloadavg(),
                     "date": time.strftime("%Y-%m-%d %H:%M %Z")},
-        "settings": {"sizes": args.sizes, "reps": args.reps, "budget": args.budget},
+        "settings": {"sizes": args.sizes, "reps": args.reps, "budget": args.budget,
+                     "settle": SETTLE},
     }
     print(f"sweep: {data['machine']}", flush=True)
-    sections = {
-        "latency": lambda: latency(args.quick, py38),
-        "sweep": lambda: sweep(model, args, py38),
-        "memory": lambda: engine_memory(1024 if not args.quick else 64, py38,
-                                        args.memory_engines.split(",")),
-    }
-    for section, run in sections.items():
-        data[section] = run() if not args.only or section in args.only else {}
-        data["seconds"] = time.perf_counter() - started
-        if args.json:
-            args.json.write_text(json.dumps(data, indent=1))
+    with tempfile.TemporaryDirectory(prefix="unisim-sweep-") as folder:
+        start = settled(model, Path(folder))
+        sections = {
+            "latency": lambda: latency(args.quick, py38),
+            "sweep": lambda: sweep(start, args, py38),
+            "memory": lambda: engine_memory(1024 if not args.quick else 64, py38,
+                                            args.memory_engines.split(",")),
+        }
+        for section, run in sections.items():
+            data[section] = run() if not args.only or section in args.only else {}
+            data["seconds"] = time.perf_counter() - started
+            if args.json:
+                args.json.write_text(json.dumps(data, indent=1))
     return emit(data, None, args)
 
 
@@ -298,6 +308,29 @@ def emit(data: dict[str, Any], before: dict[str, Any] | None, args: argparse.Nam
     elif args.plot:
         plot(data, args.plot)
     return 0
+
+
+def settled(model: str, folder: Path) -> str:
+    """A copy of ``model`` in ``folder`` with keyframe ``KEY``: its state after ``SETTLE``
+    seconds at zero ctrl (an ant at rest on its legs)."""
+    import mujoco
+
+    text = Path(model).read_text()
+    if "file=" in text:
+        raise ValueError(f"{model} loads files of its own, which a copy elsewhere would not "
+                         "find: give the sweep a model without file assets (ant.xml)")
+    physics = mujoco.MjModel.from_xml_path(model)
+    data = mujoco.MjData(physics)
+    while data.time < SETTLE:
+        mujoco.mj_step(physics, data)
+    state = {name: " ".join(repr(float(v)) for v in getattr(data, name))
+             for name in ("qpos", "qvel", "act")}
+    key = (f'<keyframe><key name="{KEY}" qpos="{state["qpos"]}" qvel="{state["qvel"]}"'
+           + (f' act="{state["act"]}"' if physics.na else "") + "/></keyframe>")
+    head, tail = text.rsplit("</mujoco>", 1)
+    path = folder / Path(model).name
+    path.write_text(f"{head}{key}\n</mujoco>{tail}")
+    return str(path)
 
 
 def default_model() -> str:

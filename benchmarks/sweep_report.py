@@ -149,6 +149,12 @@ def targets(data: dict[str, Any]) -> str:
     return _table(["target (issue 15)", "this run"], rows)
 
 
+def start(settings: dict[str, Any]) -> str:
+    """Where every system starts (runs before ``settle`` started where the model does)."""
+    settle = settings.get("settle")
+    return f", from the state after {settle:g} s at zero ctrl" if settle else ""
+
+
 def block(data: dict[str, Any], before: dict[str, Any] | None, name: str) -> str:
     m = data["machine"]
     s = data["settings"]
@@ -156,7 +162,8 @@ def block(data: dict[str, Any], before: dict[str, Any] | None, name: str) -> str
         f"`{data['command']}`: {m['cpus']} CPUs ({m['machine']}), Python {m['python']}, "
         f"MuJoCo {m['mujoco']}, numpy {m['numpy']}, 3.8 worker: "
         f"{'MuJoCo 3.2 on ' + m['py38'] if m['py38'] else 'none'}; {m['model']}, 1 substep, "
-        f"zero ctrl; {m['date']}; load average {', '.join(f'{x:.1f}' for x in m['load'])}.\n",
+        f"zero ctrl{start(s)}; {m['date']}; load average "
+        f"{', '.join(f'{x:.1f}' for x in m['load'])}.\n",
         f"env-steps/s, median of {s['reps']} interleaved repetitions of {s['budget']} s; "
         f"(ratio): median paired ratio to `{REF}`; [KxT]: the split, K workers x T threads.\n",
         throughput(data),

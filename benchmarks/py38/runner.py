@@ -121,7 +121,7 @@ class WorkerStepper:
     engine and the slots, the warnings check) without any process boundary. ``kind`` says
     which stepper."""
 
-    def __init__(self, model_path, num_envs, substeps, threads, worker_dir):
+    def __init__(self, model_path, num_envs, substeps, threads, worker_dir, keyframe=None):
         import mujoco
 
         mujoco_engine = load_worker_module(worker_dir, "engines.mujoco_engine")
@@ -129,7 +129,9 @@ class WorkerStepper:
         model = mujoco.MjModel.from_xml_path(model_path)
         stepper = (mujoco_engine.BatchStepper if mujoco_engine._has_batch(mujoco)
                    else mujoco_engine.LoopStepper)
-        self.stepper = stepper(mujoco, model, num_envs, None, threads)
+        key = None if keyframe is None else mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_KEY,
+                                                               keyframe)
+        self.stepper = stepper(mujoco, model, num_envs, key, threads)
         self.kind = f"worker {self.stepper.name} stepper, {threads} threads"
         self.ctrl = np.zeros((num_envs, model.nu))
         self.qpos = np.zeros((num_envs, model.nq))
@@ -176,7 +178,8 @@ def make(request):
                                request.get("zero_ctrl", False))
     if request["system"] == "stepper":
         return WorkerStepper(request["model"], request["num_envs"], request["substeps"],
-                             request.get("threads") or 1, request["worker"])
+                             request.get("threads") or 1, request["worker"],
+                             request.get("keyframe"))
     if request["system"] == "envpool":
         return EnvPoolSystem(request["task"], request["num_envs"], request["num_threads"])
     raise ValueError(f"unknown system {request['system']!r}")
