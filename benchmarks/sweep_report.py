@@ -173,7 +173,9 @@ def block(data: dict[str, Any], before: dict[str, Any] | None, name: str) -> str
     ]
     if before is not None:
         parts += [f"\nThe same, before (main, `{before['command']}`, "
-                  f"{before['machine']['date']}):\n", profile(before)]
+                  f"{before['machine']['date']}; every system "
+                  f"{start(before['settings'])[2:] or 'from where the model starts'}):\n",
+                  profile(before)]
     parts += ["\nMemory: resident set per worker and shared-memory slot bytes per env:\n",
               memory(data), "\nStep latency (the suite's round trips, this run):\n",
               latency(data), "\nTargets:\n", targets(data)]
