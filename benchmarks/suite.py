@@ -326,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small and short, for CI")
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     parser.add_argument("--plot", type=Path, help="PNG of env-steps/s against N "
-                        "(default: docs/figures/NAME.png with --name, else a temp file)")
+                        "(default: docs/figures/NAME.png with --name, else drawn and dropped)")
     parser.add_argument("--name", help="publish as figures:NAME in docs/benchmarks.md")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
@@ -362,15 +362,19 @@ def main(argv: list[str] | None = None) -> int:
             runner.close()
     targets(results, cfg)
     plot_path = args.plot or (ROOT / "docs" / "figures" / f"{args.name}.png" if args.name
-                              else Path(tempfile.mkdtemp()) / "throughput.png")
-    plot_throughput(results, plot_path)
+                              else None)
+    if plot_path is None:  # drawn all the same, so that the plotting cannot rot, then dropped
+        with tempfile.TemporaryDirectory(prefix="unisim-suite-") as folder:
+            plot_throughput(results, Path(folder) / "throughput.png")
+    else:
+        plot_throughput(results, plot_path)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     report(f"\nWhole run {time.perf_counter() - started:.0f} s; ended {stamp()}.")
     if args.name:
         block = "\n".join(REPORT) + f"\n\n![env-steps/s against N](figures/{args.name}.png)\n"
         print("published in", publish(args.name, block, results, command))
-    print(f"plot: {plot_path}")
+    print(f"plot: {plot_path or 'drawn, not kept (--plot FILE keeps it)'}")
     return 0
 
 
