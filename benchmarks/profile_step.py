@@ -21,7 +21,6 @@ one thread while the engine's other threads wait.
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import sys
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from pyinstrument import Profiler
 from sweep import default_model
 
 import unisim
+from unisim import split
 from unisim.process import BOOTSTRAP
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
@@ -53,8 +53,7 @@ def profile(model: str, num_envs: int, steps: int, interval: float, pipe: bool
 def profile_worker(model: str, num_envs: int, steps: int, interval: float
                    ) -> tuple[float, str]:
     """The same for the worker's engine step, on every core, in this process."""
-    cores = len(os.sched_getaffinity(0))
-    stepper = WorkerStepper(model, num_envs, 1, cores, str(BOOTSTRAP.parent))
+    stepper = WorkerStepper(model, num_envs, 1, split.cores(), str(BOOTSTRAP.parent))
     try:
         for _ in range(3):  # warm up
             stepper.step()
@@ -89,7 +88,7 @@ def main() -> None:
     parser.add_argument("--name", help="publish as figures:NAME in docs/benchmarks.md")
     args = parser.parse_args()
     command = invocation()
-    parts = [f"`{command}`: {len(os.sched_getaffinity(0))} CPUs, Python "
+    parts = [f"`{command}`: {split.cores()} CPUs, Python "
              f"{platform.python_version()}; {stamp()}."]
     data = {}
     for label, pipe in (("pipe path (doorbell=False)", True), ("doorbell", False)):

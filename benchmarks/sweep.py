@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import mujoco
 import numpy as np
 from measure import interleaved, paired_ratio
 from py38.runner import InProcessMujoco, WorkerStepper, timed_rate
@@ -60,10 +61,6 @@ DEFAULT38 = "3.8 worker, default split"
 FIXED38 = "3.8 worker, default split, rows not shared"
 SETTLE = 2.0  # seconds of simulated time before the state every system starts from
 KEY = "settled"
-
-
-def cores() -> int:
-    return len(os.sched_getaffinity(0))
 
 
 class Local:
@@ -135,7 +132,7 @@ def memory(sim: unisim.Backend) -> dict[str, Any]:
 def systems(model: str, cfg: argparse.Namespace, py38: str | None,
             runner38: RemoteRunner | None) -> dict[str, Any]:
     """Row name -> factory of N; a str is why the row cannot run here."""
-    cpus, worker = cores(), str(BOOTSTRAP.parent)
+    cpus, worker = split.cores(), str(BOOTSTRAP.parent)
     new_api = "threads" in inspect.signature(unisim.Backend).parameters
     rows: dict[str, Any] = {
         REF: lambda n: Local(InProcessMujoco(model, n, KEY, 1, cpus, zero_ctrl=True), n),
@@ -273,9 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     data: dict[str, Any] = {
         "command": "python benchmarks/sweep.py " + shlex.join(sys.argv[1:] if argv is None
                                                              else argv),
-        "machine": {"cpus": cores(), "machine": platform.machine(),
+        "machine": {"cpus": split.cores(), "machine": platform.machine(),
                     "python": platform.python_version(), "numpy": np.__version__,
-                    "mujoco": __import__("mujoco").__version__, "py38": py38,
+                    "mujoco": mujoco.__version__, "py38": py38,
                     "model": Path(model).name, "load": os.getloadavg(),
                     "date": time.strftime("%Y-%m-%d %H:%M %Z")},
         "settings": {"sizes": args.sizes, "reps": args.reps, "budget": args.budget,
@@ -313,8 +310,6 @@ def emit(data: dict[str, Any], before: dict[str, Any] | None, args: argparse.Nam
 def settled(model: str, folder: Path) -> str:
     """A copy of ``model`` in ``folder`` with keyframe ``KEY``: its state after ``SETTLE``
     seconds at zero ctrl (an ant at rest on its legs)."""
-    import mujoco
-
     text = Path(model).read_text()
     if "file=" in text:
         raise ValueError(f"{model} loads files of its own, which a copy elsewhere would not "

@@ -152,7 +152,8 @@ def targets(data: dict[str, Any]) -> str:
 def start(settings: dict[str, Any]) -> str:
     """Where every system starts (runs before ``settle`` started where the model does)."""
     settle = settings.get("settle")
-    return f", from the state after {settle:g} s at zero ctrl" if settle else ""
+    return f"from the state after {settle:g} s at zero ctrl" if settle else \
+        "from where the model starts"
 
 
 def block(data: dict[str, Any], before: dict[str, Any] | None, name: str) -> str:
@@ -162,7 +163,7 @@ def block(data: dict[str, Any], before: dict[str, Any] | None, name: str) -> str
         f"`{data['command']}`: {m['cpus']} CPUs ({m['machine']}), Python {m['python']}, "
         f"MuJoCo {m['mujoco']}, numpy {m['numpy']}, 3.8 worker: "
         f"{'MuJoCo 3.2 on ' + m['py38'] if m['py38'] else 'none'}; {m['model']}, 1 substep, "
-        f"zero ctrl{start(s)}; {m['date']}; load average "
+        f"zero ctrl, {start(s)}; {m['date']}; load average "
         f"{', '.join(f'{x:.1f}' for x in m['load'])}.\n",
         f"env-steps/s, median of {s['reps']} interleaved repetitions of {s['budget']} s; "
         f"(ratio): median paired ratio to `{REF}`; [KxT]: the split, K workers x T threads.\n",
@@ -173,8 +174,7 @@ def block(data: dict[str, Any], before: dict[str, Any] | None, name: str) -> str
     ]
     if before is not None:
         parts += [f"\nThe same, before (main, `{before['command']}`, "
-                  f"{before['machine']['date']}; every system "
-                  f"{start(before['settings'])[2:] or 'from where the model starts'}):\n",
+                  f"{before['machine']['date']}; every system {start(before['settings'])}):\n",
                   profile(before)]
     parts += ["\nMemory: resident set per worker and shared-memory slot bytes per env:\n",
               memory(data), "\nStep latency (the suite's round trips, this run):\n",
