@@ -131,6 +131,16 @@ class Line:
         words[flag] = 0
         return value
 
+    def ring(self, request_id, command, substeps=1):
+        """Host: request ``request_id`` (``CMD_STEP`` with its ``substeps``, or ``CMD_PIPE``),
+        its arguments written before REQUEST; wakes the worker if it sleeps."""
+        words = self.words
+        words[SUBSTEPS] = substeps
+        words[COMMAND] = command
+        words[REQUEST] = request_id
+        if words[WORKER_WAITING]:
+            self.wake(REQUEST)
+
     def publish(self, index, value, flag):
         """Set word ``index`` to ``value`` and wake the peer if it sleeps (word ``flag``)."""
         self.words[index] = value

@@ -95,7 +95,7 @@ class Channel:
         nothing, or its PROGRESS frames and then its reply frame (a worker that reports
         progress answers on the pipe too). Anything else fails: the stream is corrupt, or
         the worker is gone."""
-        if self.has_input():
+        if self._reader.buffered() or self._poll.poll(0):  # has_input(), inlined: every step
             self._await(request_id, command, timeout, None)
 
     def wait(self, on_progress: Progress | None = None) -> dict[str, Any]:

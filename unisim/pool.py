@@ -134,13 +134,13 @@ class WorkerPool:
         return replies
 
     def settle(self) -> None:
-        """Finish requests whose wait was interrupted, so the slots are quiet."""
-        self.check_alive()
+        """Finish requests whose wait was interrupted, so the slots are quiet; raise if a
+        member is dead."""
         for member in self.members:
             member.channel.settle()
 
     def check_alive(self) -> None:
-        for member in self.members:  # a plain loop: this runs twice on every step
+        for member in self.members:
             if member.channel.dead is not None:
                 dead = member.channel.dead
                 raise BackendDead(f"the backend's worker is dead: {dead}") from dead

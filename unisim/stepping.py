@@ -57,8 +57,8 @@ class DoorbellStepping:
         pool.signal = LineSignal(pool.members, self.lines)
         self._inflight: list[int] = []  # request ids sent, not all replies seen
         self._forecast = bell.Forecast(HOST_SPIN)  # when the replies are due
-        self._sent = 0.0
-        self._deadline = 0.0
+        self._sent = 0.0  # time.perf_counter() when the last STEP was rung
+        self._waited = 0.0  # how long its replies took
         self._timeout = 0.0
 
     def settle(self) -> None:
@@ -67,30 +67,25 @@ class DoorbellStepping:
             self._collect()
 
     def step(self, substeps: int, timeout: float) -> None:
-        members = self.pool.members  # alive: ``settle`` came first
         ids = []
-        for member, line in zip(members, self.lines, strict=True):
+        for member, line in zip(self.pool.members, self.lines, strict=True):  # alive: settled
             request_id = member.channel.reserve_id()
-            words = line.words
-            words[bell.SUBSTEPS] = substeps
-            words[bell.COMMAND] = bell.CMD_STEP
-            line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
+            line.ring(request_id, bell.CMD_STEP, substeps)
             ids.append(request_id)
         self._inflight, self._timeout = ids, timeout
-        self._sent = time.perf_counter()
-        self._deadline = time.monotonic() + timeout
+        sent = self._sent = time.perf_counter()
+        if self._waited:  # the last wait, learnt while the workers step (off the critical path)
+            self._forecast.observe(self._waited)
         self._collect()
-        self._forecast.observe(time.perf_counter() - self._sent)
+        self._waited = time.perf_counter() - sent
 
     def _collect(self) -> None:
         failure: UnisimError | None = None
         doze, spin = self._forecast.plan()
-        doze = max(0.0, doze - (time.perf_counter() - self._sent))
         for member, line, request_id in zip(self.pool.members, self.lines, self._inflight,
                                             strict=True):
             try:
-                self._await(member, line, request_id, self._deadline, self._timeout, doze,
-                            spin)
+                self._await(member, line, request_id, doze, spin)
                 doze = 0.0  # the first worker's reply came when due: the others' are due too
             except UnisimError as exc:
                 failure = failure or exc
@@ -99,9 +94,30 @@ class DoorbellStepping:
             self.pool.after_failure(failure)
             raise failure
 
-    def _await(self, member: Any, line: Any, request_id: int, deadline: float,
-               timeout: float, doze: float, spin: float) -> None:
-        channel, process = member.channel, member.process
+    def _await(self, member: Any, line: Any, request_id: int, doze: float,
+               spin: float) -> None:
+        """Wait for ``request_id``'s reply on ``line``, then read what the pipe holds for it.
+        A reply due within the spin (a short step) costs no more than the spin."""
+        words = line.words
+        value = words[bell.REPLY]
+        if value != request_id and not doze:
+            value = line.spin(bell.REPLY, value, spin)
+            spin = 0.0  # spent
+        if value != request_id:
+            self._sleep_until(member, line, request_id, value, doze, spin)
+        channel = member.channel
+        if words[bell.STATUS] == bell.STATUS_ERROR:
+            channel.collect(request_id, Command.STEP, self._timeout)
+        else:
+            channel.finish(request_id, Command.STEP, self._timeout)
+
+    def _sleep_until(self, member: Any, line: Any, request_id: int, value: int, doze: float,
+                     spin: float) -> None:
+        """The long wait: doze until the forecast, spin, then sleep in slices, checking
+        between slices that the worker lives and the deadline has not passed."""
+        channel, process, timeout = member.channel, member.process, self._timeout
+        deadline = self._sent + timeout
+        doze = max(0.0, doze - (time.perf_counter() - self._sent))
 
         def between_slices() -> None:
             nonlocal deadline
@@ -109,20 +125,14 @@ class DoorbellStepping:
                 raise channel.died("during STEP", timeout)
             if channel.has_input():  # PROGRESS frames: the answer comes on the pipe too,
                 channel.collect(request_id, Command.STEP, timeout)  # each re-arming it
-                deadline = time.monotonic() + timeout
-            elif time.monotonic() > deadline:
+                deadline = time.perf_counter() + timeout
+            elif time.perf_counter() > deadline:
                 raise channel.died("during STEP", timeout, timed_out=True)
 
-        words = line.words
-        value = words[bell.REPLY]
         while value != request_id:
             value = line.await_change(bell.REPLY, value, bell.HOST_WAITING, spin, SLICE,
                                       between_slices, doze)
             doze = 0.0
-        if words[bell.STATUS] == bell.STATUS_ERROR:
-            channel.collect(request_id, Command.STEP, timeout)
-        else:
-            channel.finish(request_id, Command.STEP, timeout)
 
 
 class LineSignal:
@@ -136,9 +146,7 @@ class LineSignal:
         self.line_of = {id(m): line for m, line in zip(members, lines, strict=True)}
 
     def announce(self, member: Member, request_id: int) -> None:
-        line = self.line_of[id(member)]
-        line.words[bell.COMMAND] = bell.CMD_PIPE
-        line.publish(bell.REQUEST, request_id, bell.WORKER_WAITING)
+        self.line_of[id(member)].ring(request_id, bell.CMD_PIPE)
 
     def await_reply(self, member: Member, request_id: int) -> None:
         line = self.line_of[id(member)]

@@ -90,11 +90,11 @@ class BellRequests:
         doze, spin = self.forecast.plan()
         seq = line.await_change(bell.REQUEST, self.seen, bell.WORKER_WAITING, spin, SLICE,
                                 self.check_host, doze)
-        self.forecast.observe(time.perf_counter() - self.replied_at)
+        waited = time.perf_counter() - self.replied_at
         self.seen = seq
-        if words[bell.COMMAND] == bell.CMD_STEP:
-            payload = {"substeps": words[bell.SUBSTEPS]}
-            ok = worker.handle(seq, protocol.Command.STEP, payload) is not None
+        if words[bell.COMMAND] == bell.CMD_STEP:  # on_step's work, its argument a word
+            ok = worker.run(seq, protocol.Command.STEP, worker.step,
+                            words[bell.SUBSTEPS]) is not None
             if ok and worker.progress_sent is not None:  # it reported progress: the host
                 worker.send(protocol.Kind.REPLY, {})  # reads the pipe, so answer there too
             words[bell.STATUS] = bell.STATUS_OK if ok else bell.STATUS_ERROR
@@ -102,6 +102,7 @@ class BellRequests:
             self.pipe.serve_one(worker)
         line.publish(bell.REPLY, seq, bell.HOST_WAITING)
         self.replied_at = time.perf_counter()
+        self.forecast.observe(waited)  # after the reply: off the host's critical path
 
     def check_host(self):
         """End if the host died (we were re-parented): nobody will ever ring again."""
@@ -181,10 +182,15 @@ class Worker:
 
     def handle(self, request_id, command, payload):
         """The reply payload of one request, or None when it failed (its ERROR frame sent)."""
+        return self.run(request_id, command, self.handlers[command], payload)
+
+    def run(self, request_id, command, handler, argument):
+        """``handler(argument)``, the work of request ``request_id``: its reply payload, or
+        None when it failed (its ERROR frame sent)."""
         self.request_id, self.command = request_id, command
         self.progress_sent = None  # a request's first PROGRESS frame always goes out
         try:
-            return self.handlers[command](payload)
+            return handler(argument)
         except Exception as exc:  # every failure crosses as data
             self.send_error(exc)
             return None
@@ -238,7 +244,9 @@ class Worker:
         return {}
 
     def on_step(self, payload):
-        substeps = field(payload, "STEP", "substeps", int, 1)
+        return self.step(field(payload, "STEP", "substeps", int, 1))
+
+    def step(self, substeps):
         if substeps < 1:
             raise ValueError("STEP substeps must be at least 1, got %d" % substeps)
         self.require_engine(Engine).step(substeps)
