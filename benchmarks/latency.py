@@ -2,21 +2,29 @@
 
 The floor is ``echo.py`` on the worker's interpreter answering frames of the size of a
 unisim STEP request through blocking ``os.write``/``os.read`` on a pipe pair: the same two
-process wake-ups as a unisim round trip and nothing else.
+process wake-ups as a unisim round trip and nothing else. Two more references say what a
+doorbell step cannot go below: ``bell_echo.py`` answering a doorbell line at once (the
+handoff and the waiting on both sides), and the model's physics step in-process.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from systems import HERE
 
 import unisim
 import unisim.protocol as protocol
+from unisim.process import BOOTSTRAP, PROTOCOL_DIR
+
+bell = protocol.doorbell
 
 STEP_FRAME = protocol.framing.HEADER.size + len(
     protocol.pack(protocol.Kind.REQUEST, 1, protocol.Command.STEP, {}))
@@ -43,6 +51,64 @@ class PipeFloor:
         assert self.process.stdin is not None
         self.process.stdin.close()
         self.process.wait(timeout=10)
+
+
+class BellFloor:
+    """A ``bell_echo.py`` peer on ``python`` over a doorbell line of its own; ``trip()`` rings
+    it and waits for the answer as ``DoorbellStepping`` does (spin, then futex sleeps)."""
+
+    STOP = 0xFFFFFFFF
+
+    def __init__(self, python: str) -> None:
+        fd, path = tempfile.mkstemp(prefix="unisim-bell-floor-", dir="/dev/shm")
+        try:
+            os.ftruncate(fd, bell.LINE_BYTES)
+            self.mapping = mmap.mmap(fd, bell.LINE_BYTES)
+            self.line = bell.Line(np.frombuffer(self.mapping, dtype="<u4"))
+            self.line.words[bell.REPLY] = self.STOP
+            self.process = subprocess.Popen([python, str(HERE / "py38" / "bell_echo.py"),
+                                             str(BOOTSTRAP), str(PROTOCOL_DIR), path])
+            self._await(0, timeout=60.0)  # the peer maps the line, then answers request 0
+        finally:
+            os.close(fd)
+            os.unlink(path)
+        self.request = 0
+
+    def _await(self, request: int, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+
+        def between_slices() -> None:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"bell_echo.py did not answer (exit {self.process.poll()})")
+
+        value = self.line.words[bell.REPLY]
+        while value != request:
+            value = self.line.await_change(bell.REPLY, value, bell.HOST_WAITING, 50e-6, 0.1,
+                                           between_slices)
+
+    def trip(self) -> None:
+        self.request += 1
+        self.line.ring(self.request, bell.CMD_STEP)
+        self._await(self.request)
+
+    def close(self) -> None:
+        self.line.ring(self.STOP, bell.CMD_STEP)
+        self.process.wait(timeout=10)
+        del self.line  # the numpy view over the mapping, which must go first
+        self.mapping.close()
+
+
+def physics_step(model: str = "cartpole") -> Callable[[], object]:
+    """One in-process ``mujoco.batch`` step of ``model`` x1 on one thread: the physics a
+    worker's MuJoCo engine runs for a STEP, without the copies around it."""
+    import mujoco
+    import mujoco.batch
+
+    from unisim import models
+
+    batch = mujoco.batch.Batch(mujoco.MjModel.from_xml_path(models.resolve(model)), nsim=1,
+                               nthread=1)
+    return batch.step
 
 
 def trips(call: Callable[[], object], count: int, warmup: int = 20) -> list[float]:

@@ -28,7 +28,7 @@ from typing import Any
 
 import mujoco
 import numpy as np
-from latency import STEP_FRAME, PipeFloor, cartpole, trips
+from latency import STEP_FRAME, BellFloor, PipeFloor, cartpole, physics_step, trips
 from lineup import (
     ANT_ASYNC,
     ASYNC,
@@ -103,7 +103,8 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> None:
 # -- latency -------------------------------------------------------------------------------
 
 def latency(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]) -> None:
-    """Interleaved blocks of round trips: floor, unisim step (pipe, doorbell), unisim ping."""
+    """Interleaved blocks of round trips: the pipe floor, unisim step (pipe, doorbell) and ping,
+    and what a doorbell step cannot beat: the doorbell floor and the physics alone."""
     calls: dict[str, tuple[str, Callable[[], object]]] = {}  # label -> (floor label, call)
     closers: list[Callable[[], None]] = []
     try:
@@ -119,6 +120,12 @@ def latency(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]
             belled = cartpole(python, doorbell=True)
             closers.append(belled.close)
             calls[f"unisim step, doorbell, worker {tag}"] = (floor_label, belled.step)
+            bell_floor = BellFloor(python)
+            closers.append(bell_floor.close)
+            calls[f"doorbell floor, {HOST} <-> {tag} (no work)"] = (floor_label, bell_floor.trip)
+        first_floor = next(iter(calls))
+        calls[f"physics alone: mujoco.batch step in-process, {HOST}"] = (first_floor,
+                                                                        physics_step())
         samples: dict[str, list[float]] = {label: [] for label in calls}
         p50s: dict[str, list[float]] = {label: [] for label in calls}
         for _ in range(cfg.latency_reps):

@@ -1,6 +1,6 @@
 """The raw pipe floor's far end: echo whatever arrives on stdin back on stdout.
 
-Run by ``pipes.py`` on the worker's interpreter (Python 3.8+, stdlib only), so the floor
+Run by ``latency.py`` on the worker's interpreter (Python 3.8+, stdlib only), so the floor
 costs the same two process wake-ups as a unisim round trip and nothing else.
 """
 
