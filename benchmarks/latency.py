@@ -22,7 +22,7 @@ from systems import HERE
 
 import unisim
 import unisim.protocol as protocol
-from unisim.process import BOOTSTRAP, PROTOCOL_DIR
+from unisim.process import BOOTSTRAP
 
 bell = protocol.doorbell
 
@@ -67,7 +67,7 @@ class BellFloor:
             self.line = bell.Line(np.frombuffer(self.mapping, dtype="<u4"))
             self.line.words[bell.REPLY] = self.STOP
             self.process = subprocess.Popen([python, str(HERE / "py38" / "bell_echo.py"),
-                                             str(BOOTSTRAP), str(PROTOCOL_DIR), path])
+                                             str(BOOTSTRAP.parent), path])
             self._await(0, timeout=60.0)  # the peer maps the line, then answers request 0
         finally:
             os.close(fd)

@@ -1,7 +1,7 @@
 """The doorbell floor's far end: answer every request rung on a doorbell line at once.
 
 Run by ``latency.py`` on the worker's interpreter (Python 3.8+) as
-``python bell_echo.py <bootstrap.py> <protocol dir> <line file>``. It waits on the line as a
+``python bell_echo.py <worker dir> <line file>``. It waits on the line as a
 unisim worker does (a spin, then futex sleeps) and does no work, so a round trip costs the
 handoff and the Python of waiting on both sides and nothing else. Request id 0xFFFFFFFF ends it.
 """
@@ -11,16 +11,14 @@ import os
 import sys
 
 import numpy as np
+from runner import install_packages
 
 STOP = 0xFFFFFFFF
 
 
 def main():
-    bootstrap, protocol_dir, path = sys.argv[1:4]
-    sys.path.insert(0, os.path.dirname(bootstrap))
-    import bootstrap as boot
-
-    boot.install(protocol_dir)
+    worker_dir, path = sys.argv[1:3]
+    install_packages(worker_dir)
     from unisim.protocol import doorbell as bell
 
     with open(path, "r+b") as f:

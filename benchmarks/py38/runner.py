@@ -101,9 +101,9 @@ class InProcessMujoco:
         self.batch = self.datas = None
 
 
-def load_worker_module(worker_dir, name):
-    """``unisim.worker.<name>``: imported by package on the host's interpreter; elsewhere
-    (Python 3.8) the worker's bootstrap first gives this interpreter its packages."""
+def install_packages(worker_dir):
+    """Make ``unisim.worker`` and ``unisim.protocol`` importable: they are on the host's
+    interpreter; elsewhere (Python 3.8) the worker's bootstrap gives them to this one."""
     try:
         import unisim.worker  # noqa: F401
     except ImportError:
@@ -112,6 +112,11 @@ def load_worker_module(worker_dir, name):
         bootstrap = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(bootstrap)
         bootstrap.install(os.path.join(os.path.dirname(worker_dir), "protocol"), worker_dir)
+
+
+def load_worker_module(worker_dir, name):
+    """``unisim.worker.<name>``, its packages installed first (``install_packages``)."""
+    install_packages(worker_dir)
     return importlib.import_module("unisim.worker." + name)
 
 
