@@ -9,7 +9,7 @@ reported, and each ratio is the median of the rounds' paired ratios.
 Throughput: env-steps/s over a run of back-to-back steps, synchronised at the end.
 Latency: one step including synchronisation, median.
 
-    python benchmarks/gpu.py [--sizes 1024 4096 16384] [--steps 50] [--rounds 3] [--json FILE]
+    python benchmarks/gpu.py [--sizes 1024 4096 16384] [--steps 100] [--rounds 5] [--json FILE]
     python benchmarks/gpu.py --publish FILE.json --tests JUNIT.xml --name NAME
 
 ``--json`` keeps every figure (written after each N, so a run cut short keeps what it
@@ -199,8 +199,8 @@ def table(rows: list[tuple[int, str, float, float, float | None]]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096, 16384])
-    parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cpu-envs", type=int, default=4096)
     parser.add_argument("--json", help="write the figures to this file")
     parser.add_argument("--publish", help="publish a saved --json run (with --tests, --name)")

@@ -174,10 +174,12 @@ class DeviceMapping:
     """The host's device arena opened in this process: regions by name, events, a stream.
 
     ``publish`` copies device arrays (anything with ``__dlpack__``, e.g. JAX arrays) into
-    regions on this mapping's stream, which first waits until each array is ready, then
-    records ``state_ready``. The capsules stay held until the next publish, so the sources
-    outlive the asynchronous copies. A framework that cannot order its export on a foreign
-    stream is asked for a plain export instead, which waits on the CPU (and says so once).
+    regions on this mapping's stream, which first waits until each array is ready, records
+    ``state_ready`` and waits for the copies: the reply goes once the state is in the arena.
+    A host stream left waiting on a pending event from this process slowed the next steps
+    (the GPU serves the two processes' contexts in turn; docs/cuda-ipc.md). A framework that
+    cannot order its export on a foreign stream is asked for a plain export instead, which
+    waits on the CPU (and says so once).
     """
 
     def __init__(self, declaration):
@@ -205,7 +207,6 @@ class DeviceMapping:
                                        ready=self.ctrl_ready)
             for slot in declaration["slots"]
         }
-        self._held = []
         self.stream_exports = True
 
     def _export(self, array):
@@ -221,7 +222,8 @@ class DeviceMapping:
             return capsule
 
     def publish(self, arrays):
-        """Copy ``{region name: device array}`` into the arena, then record ``state_ready``."""
+        """Copy ``{region name: device array}`` into the arena, record ``state_ready`` and wait
+        for the copies (the capsules, held until then, keep the sources alive)."""
         drv = driver()
         held = []
         for name, array in arrays.items():
@@ -231,14 +233,13 @@ class DeviceMapping:
                            self.stream)
             held.append(capsule)
         drv.record(self.state_ready, self.stream)
-        self._held = held
+        drv.synchronize(self.stream)
 
     def close(self):
         """Wait for pending copies, then release everything this process opened."""
         drv = driver()
         if getattr(self, "stream", None):
             drv.synchronize(self.stream)
-        self._held = []
         closers, self._closers = self._closers, []
         for close in reversed(closers):
             close()

@@ -2,10 +2,10 @@
 
 The host allocates the arena once with ``cuMemAlloc`` (plain device memory, never managed
 memory), exports it and two interprocess events as raw 64-byte handles, and sends them in
-ATTACH as bytes. A step is then ordered on the GPU alone: the host records ``ctrl_ready``
-on torch's current stream, the worker waits on it, steps, copies its state into the arena
-and records ``state_ready``, and the host's current stream waits on that. No host copy
-and no CPU synchronisation on the step path.
+ATTACH as bytes. A step is then ordered on the GPU: the host records ``ctrl_ready`` on
+torch's current stream, the worker's stream waits on it, the worker steps, copies its state
+into the arena, records ``state_ready`` and replies once the copies are done, and the host's
+current stream waits on ``state_ready``. No host copy, and the host never waits on the CPU.
 
 The driver binding and the arena's regions (``protocol/cuda_driver.py``,
 ``protocol/cuda_arena.py``) are shared with the worker, which may run another framework and

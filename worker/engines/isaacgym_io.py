@@ -5,8 +5,8 @@
 * ``DeviceSlots``: the host's CUDA arena (``data_plane="cuda"``, GPU pipeline only). The
   regions are torch CUDA tensors over the arena (``__cuda_array_interface__``, zero-copy);
   every request first makes torch's current stream wait on the host's ``ctrl_ready``; the
-  state goes out by ``DeviceMapping.publish`` (device-to-device copies, then
-  ``state_ready``). No host copy and no CPU wait on the step path.
+  state goes out by ``DeviceMapping.publish`` (device-to-device copies, ``state_ready``,
+  and a wait for the copies before the reply). No host copy on the step path.
 
 Imported by the engine after ``isaacgym_sim`` (torch only after isaacgym).
 """

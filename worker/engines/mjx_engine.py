@@ -4,12 +4,11 @@ The whole batch is one ``mjx.Data`` with a leading env axis, stepped by one jitt
 vmapped function (compiled once in ``init``, whatever the number of substeps). How the
 slots are reached is chosen once, in ``attach``:
 
-* slots in the host's CUDA arena (``data_plane="cuda"``): the ctrl region is imported once
-  through DLPack and read by the step program itself. An import orders JAX's work after
-  ``ctrl_ready`` only when it is made, so each step waits for that event on the CPU (the
-  host's copy is short; a fresh import per step costs the worker more than that wait). The
-  new qpos and qvel are copied device-to-device into the arena, then ``state_ready`` is
-  recorded. No host copy on the step path.
+* slots in the host's CUDA arena (``data_plane="cuda"``): the ctrl region is imported through
+  DLPack on every step and read by the step program itself; the import's stream waits for
+  ``ctrl_ready`` on the GPU. The new qpos and qvel are copied device-to-device into the
+  arena, ``state_ready`` is recorded, and the reply waits for the copies. No host copy on
+  the step path.
 * slots in host shared memory (``data_plane="shm"``): ctrl is copied to the device and the
   state back to the host every step, the baseline the CUDA plane is measured against.
 
