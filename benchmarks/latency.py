@@ -130,6 +130,7 @@ def trips(call: Callable[[], object], count: int, warmup: int = 20) -> list[floa
 
 
 def cartpole(python: str, **options: Any) -> unisim.Backend:
-    """The trivial model: one cartpole, whose physics step costs about a microsecond."""
+    """The trivial model: one cartpole (its physics step alone is the "physics alone" row: a
+    few microseconds, MuJoCo's fixed cost per step, not the model's)."""
     return unisim.Backend("mujoco", model="cartpole", num_envs=1, python=python,
                           progress=False, **options)
