@@ -12,6 +12,8 @@ import matplotlib.pyplot as plt
 from matplotlib import ticker
 
 REF = "in-process, all threads"
+LOOP38 = "3.8 in-process MjData loop"
+GANG38 = LOOP38 + ", {k} independent processes"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -64,9 +66,9 @@ def profile(data: dict[str, Any]) -> str:
         ("+ process boundary: doorbell, wake-ups (unisim, 1 worker, all threads)",
          f"unisim workers=1, threads={data['machine']['cpus']}",
          "worker's stepper in-process, all threads"),
-        ("3.8 physics: MjData loop in-process, 1 thread", "3.8 in-process MjData loop", None),
+        ("3.8 physics: MjData loop in-process, 1 thread", LOOP38, None),
         ("3.8: the worker's stepper instead (its Python loop, slot copies included)",
-         "3.8 worker's stepper in-process", "3.8 in-process MjData loop"),
+         "3.8 worker's stepper in-process", LOOP38),
         ("3.8 + process boundary (1 worker)", "3.8 worker, workers=1",
          "3.8 worker's stepper in-process"),
     ]
@@ -87,6 +89,15 @@ def profile(data: dict[str, Any]) -> str:
         row.append("" if one is None or many is None or not k.isdigit() else
                    f"{many:.2f} vs {one / int(k):.2f} (K={k})")
     rows.append(row)
+    for k in (2, 8):
+        row = [f"3.8, workers={k}: measured vs {k} independent MjData-loop processes (the "
+               "machine's ceiling for a pool of that size)"]
+        for n in sizes:
+            pool = _ms(sweep[n], f"3.8 worker, workers={k}", n)
+            gang = _ms(sweep[n], GANG38.format(k=k), n)
+            row.append("" if pool is None or gang is None else f"{pool:.2f} vs {gang:.2f}")
+        if any(row[1:]):
+            rows.append(row)
     return _table(["ms per step", *(f"N={n}" for n in sizes)], rows)
 
 
@@ -121,12 +132,13 @@ def targets(data: dict[str, Any]) -> str:
     sweep, sizes, cpus = data["sweep"], _sizes(data), data["machine"]["cpus"]
     rows: list[list[str]] = []
 
-    def add(target: str, value: float | None, limit: float, higher: bool = True) -> None:
+    def add(target: str, value: float | None, limit: float, higher: bool = True,
+            beside: str = "") -> None:
         if value is None:
             rows.append([target, "not measured"])
             return
         met = value >= limit if higher else value <= limit
-        rows.append([target, f"{value:.2f}x ({'met' if met else 'missed'})"])
+        rows.append([target, f"{value:.2f}x ({'met' if met else 'missed'}{beside})"])
 
     for n in sizes:
         add(f"default split >= 0.95x in-process all threads, N={n}",
@@ -139,8 +151,12 @@ def targets(data: dict[str, Any]) -> str:
         for n in sizes:
             d = sweep[n]["ratio"]
             many, one = d.get(f"3.8 worker, workers={k}"), d.get("3.8 worker, workers=1")
+            gang, loop = d.get(GANG38.format(k=k)), d.get(LOOP38)
+            machine = ("" if gang is None or loop is None else
+                       f"; {k} independent processes: {gang / loop:.2f}x")
             if many is not None and one is not None:
-                add(f"3.8 pool workers=1 -> {k} >= {limit}x, N={n}", many / one, limit)
+                add(f"3.8 pool workers=1 -> {k} >= {limit}x, N={n}", many / one, limit,
+                    beside=machine)
     for label, r in data["latency"].items():
         if label.startswith("unisim step, doorbell"):
             add(f"{label} <= 0.5x raw pipe", r["ratio_to_floor"], 0.5, higher=False)
@@ -211,6 +227,13 @@ def plot(data: dict[str, Any], path: Path) -> None:
         if found:
             xs, ys = zip(*sorted(found.items()), strict=True)
             axes[1].plot(xs, ys, marker="o", label=label)
+    ceiling = {int(k.removeprefix(LOOP38 + ", ").split()[0]): v
+               for k, v in d["median"].items() if k.startswith(LOOP38 + ", ")}
+    if ceiling and LOOP38 in d["median"]:
+        ceiling[1] = d["median"][LOOP38]
+        xs, ys = zip(*sorted(ceiling.items()), strict=True)
+        axes[1].plot(xs, ys, marker="o", linestyle=":",
+                     label="3.8 MjData loop, K independent processes (the machine's ceiling)")
     if REF in d["median"]:
         axes[1].axhline(d["median"][REF], color="k", linestyle="--", label=REF)
     ks = [1, 2, 4, 8, 16, 32, 64, 128]

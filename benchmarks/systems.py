@@ -129,9 +129,17 @@ class RemoteRunner:
             text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
 
     def call(self, **request: Any) -> dict[str, Any]:
-        assert self.process.stdin is not None and self.process.stdout is not None
+        self.send(**request)
+        return self.receive()
+
+    def send(self, **request: Any) -> None:
+        """Ask without waiting for the reply (``receive``): several runners work at once."""
+        assert self.process.stdin is not None
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if not line:
             raise RuntimeError(f"runner on {self.python} exited with status "
@@ -162,6 +170,36 @@ class Remote:
 
     def close(self) -> None:
         self.runner.call(op="close")
+
+
+class Concurrent:
+    """``processes`` runners on ``python``, each building ``num_envs / processes`` envs of
+    ``request`` and timed at the same moment: independent processes with no coordination,
+    so their summed rate is what the machine gives a pool of that many workers, at best."""
+
+    def __init__(self, python: str, num_envs: int, processes: int, **request: Any) -> None:
+        self.num_envs = num_envs
+        self.worker_pids: list[int] = []
+        self.runners: list[RemoteRunner] = []
+        try:
+            for share in np.array_split(np.arange(num_envs), processes):
+                runner = RemoteRunner(python)
+                self.runners.append(runner)
+                runner.send(op="make", num_envs=len(share), **request)
+            for runner in self.runners:
+                runner.receive()
+        except Exception:
+            self.close()
+            raise
+
+    def measure(self, budget: float) -> float:
+        for runner in self.runners:
+            runner.send(op="measure", budget=budget)
+        return sum(float(runner.receive()["rate"]) for runner in self.runners)
+
+    def close(self) -> None:
+        for runner in self.runners:
+            runner.close()  # its stdin closed: the runner drops its system and exits
 
 
 def python38() -> str | None:
