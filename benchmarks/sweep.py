@@ -8,10 +8,10 @@ At every N, side by side in interleaved repetitions: in-process ``mujoco.batch``
 core (the reference) and on one thread; the unisim worker's own stepper run in this
 process (physics plus the copies between engine and slots, no process boundary); unisim
 with its default split and with ``workers=K`` (threads = cores / K); and, with a Python 3.8
-interpreter (``UNISIM_PY38``), MuJoCo 3.2's MjData loop in-process on 3.8 (in one process,
-and split over 2 and 8 independent processes timed at once: the machine's own scaling, the
-most a pool of that many workers could get), the worker's stepper there, and the 3.8 worker
-with its default split (its workers sharing rows, and not) and ``workers=1, 2, 8``. Ratios
+interpreter (``UNISIM_PY38``), MuJoCo 3.2's MjData loop in-process on 3.8, the worker's
+stepper there (in one process, and split over 2 and 8 independent processes timed at once:
+the machine's own scaling, the most a pool of that many workers could get), and the 3.8
+worker with its default split (its workers sharing rows, and not) and ``workers=1, 2, 8``. Ratios
 are medians of per-repetition ratios to the reference. Then: where a step's time goes
 (by subtraction of those rows), memory per worker and per env, step latency (the suite's),
 and the targets of issue 15. Ctrl is zeros, written every step; 1 substep. Every system
@@ -43,7 +43,7 @@ import mujoco
 import numpy as np
 from measure import interleaved, paired_ratio
 from py38.runner import InProcessMujoco, WorkerStepper, timed_rate
-from sweep_report import GANG38, LOOP38, REF, block, plot
+from sweep_report import GANG38, LOOP38, REF, STEPPER38, block, plot
 from systems import Concurrent, Remote, RemoteRunner, System, python38
 
 import unisim
@@ -56,7 +56,6 @@ from doc_figures import ROOT, publish
 ONE = "in-process, 1 thread"
 STEPPER = "worker's stepper in-process, all threads"
 DEFAULT = "unisim default split"
-STEPPER38 = "3.8 worker's stepper in-process"
 DEFAULT38 = "3.8 worker, default split"
 FIXED38 = "3.8 worker, default split, rows not shared"
 POOL38 = (2, 8)  # the 3.8 pool sizes measured beside one worker (issue 15's targets)
@@ -153,7 +152,7 @@ def systems(model: str, cfg: argparse.Namespace, py38: str | None,
         rows[name] = ((lambda n, r=request: Remote(runner38, n, model=model, substeps=1, **r))
                       if runner38 else missing)
     for k in (k for k in POOL38 if k <= cpus):
-        rows[GANG38.format(k=k)] = ((lambda n, k=k: Concurrent(py38, n, k, **remote[LOOP38],
+        rows[GANG38.format(k=k)] = ((lambda n, k=k: Concurrent(py38, n, k, **remote[STEPPER38],
                                                               model=model, substeps=1))
                                     if py38 else missing)
     rows[DEFAULT38] = (lambda n: Sim(model, n, python=py38)) if py38 else missing

@@ -13,7 +13,8 @@ from matplotlib import ticker
 
 REF = "in-process, all threads"
 LOOP38 = "3.8 in-process MjData loop"
-GANG38 = LOOP38 + ", {k} independent processes"
+STEPPER38 = "3.8 worker's stepper in-process"
+GANG38 = STEPPER38 + ", {k} independent processes"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -68,9 +69,8 @@ def profile(data: dict[str, Any]) -> str:
          "worker's stepper in-process, all threads"),
         ("3.8 physics: MjData loop in-process, 1 thread", LOOP38, None),
         ("3.8: the worker's stepper instead (its Python loop, slot copies included)",
-         "3.8 worker's stepper in-process", LOOP38),
-        ("3.8 + process boundary (1 worker)", "3.8 worker, workers=1",
-         "3.8 worker's stepper in-process"),
+         STEPPER38, LOOP38),
+        ("3.8 + process boundary (1 worker)", "3.8 worker, workers=1", STEPPER38),
     ]
     rows = []
     for label, name, base in stages:
@@ -90,8 +90,8 @@ def profile(data: dict[str, Any]) -> str:
                    f"{many:.2f} vs {one / int(k):.2f} (K={k})")
     rows.append(row)
     for k in (2, 8):
-        row = [f"3.8, workers={k}: measured vs {k} independent MjData-loop processes (the "
-               "machine's ceiling for a pool of that size)"]
+        row = [f"3.8, workers={k}: measured vs the worker's stepper in {k} independent "
+               "processes (the machine's ceiling for a pool of that size)"]
         for n in sizes:
             pool = _ms(sweep[n], f"3.8 worker, workers={k}", n)
             gang = _ms(sweep[n], GANG38.format(k=k), n)
@@ -151,9 +151,9 @@ def targets(data: dict[str, Any]) -> str:
         for n in sizes:
             d = sweep[n]["ratio"]
             many, one = d.get(f"3.8 worker, workers={k}"), d.get("3.8 worker, workers=1")
-            gang, loop = d.get(GANG38.format(k=k)), d.get(LOOP38)
-            machine = ("" if gang is None or loop is None else
-                       f"; {k} independent processes: {gang / loop:.2f}x")
+            gang, alone = d.get(GANG38.format(k=k)), d.get(STEPPER38)
+            machine = ("" if gang is None or alone is None else
+                       f"; the stepper in {k} independent processes: {gang / alone:.2f}x")
             if many is not None and one is not None:
                 add(f"3.8 pool workers=1 -> {k} >= {limit}x, N={n}", many / one, limit,
                     beside=machine)
@@ -227,13 +227,13 @@ def plot(data: dict[str, Any], path: Path) -> None:
         if found:
             xs, ys = zip(*sorted(found.items()), strict=True)
             axes[1].plot(xs, ys, marker="o", label=label)
-    ceiling = {int(k.removeprefix(LOOP38 + ", ").split()[0]): v
-               for k, v in d["median"].items() if k.startswith(LOOP38 + ", ")}
-    if ceiling and LOOP38 in d["median"]:
-        ceiling[1] = d["median"][LOOP38]
+    ceiling = {int(k.removeprefix(STEPPER38 + ", ").split()[0]): v
+               for k, v in d["median"].items() if k.startswith(STEPPER38 + ", ")}
+    if ceiling and STEPPER38 in d["median"]:
+        ceiling[1] = d["median"][STEPPER38]
         xs, ys = zip(*sorted(ceiling.items()), strict=True)
         axes[1].plot(xs, ys, marker="o", linestyle=":",
-                     label="3.8 MjData loop, K independent processes (the machine's ceiling)")
+                     label="3.8 worker's stepper in K independent processes (the ceiling)")
     if REF in d["median"]:
         axes[1].axhline(d["median"][REF], color="k", linestyle="--", label=REF)
     ks = [1, 2, 4, 8, 16, 32, 64, 128]
