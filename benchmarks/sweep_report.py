@@ -138,7 +138,10 @@ def targets(data: dict[str, Any]) -> str:
             rows.append([target, "not measured"])
             return
         met = value >= limit if higher else value <= limit
-        rows.append([target, f"{value:.2f}x ({'met' if met else 'missed'}{beside})"])
+        shown = f"{value:.2f}"
+        if float(shown) == limit:  # 0.949 missed 0.95: say so
+            shown = f"{value:.3f}"
+        rows.append([target, f"{shown}x ({'met' if met else 'missed'}{beside})"])
 
     for n in sizes:
         add(f"default split >= 0.95x in-process all threads, N={n}",
