@@ -11,8 +11,8 @@ with its default split and with ``workers=K`` (threads = cores / K); and, with a
 interpreter (``UNISIM_PY38``), MuJoCo 3.2's MjData loop in-process on 3.8, the worker's
 stepper there (in one process, and split over 2 and 8 independent processes timed at once:
 the machine's own scaling, the most a pool of that many workers could get), and the 3.8
-worker with its default split (its workers sharing rows, and not) and ``workers=1, 2, 8``. Ratios
-are medians of per-repetition ratios to the reference. Then: where a step's time goes
+worker with its default split (its workers sharing rows, and not) and ``workers=1, 2, 8``.
+Ratios are medians of per-repetition ratios to the reference. Then: where a step's time goes
 (by subtraction of those rows), memory per worker and per env, step latency (the suite's),
 and the targets of issue 15. Ctrl is zeros, written every step; 1 substep. Every system
 starts from the model's state after ``SETTLE`` seconds at zero ctrl (keyframe ``settled`` of
@@ -43,7 +43,7 @@ import mujoco
 import numpy as np
 from measure import interleaved, paired_ratio
 from py38.runner import InProcessMujoco, WorkerStepper, timed_rate
-from sweep_report import GANG38, LOOP38, REF, STEPPER38, block, plot
+from sweep_report import GANG38, LOOP38, POOL38, REF, STEPPER38, block, plot
 from systems import Concurrent, Remote, RemoteRunner, System, python38
 
 import unisim
@@ -58,7 +58,6 @@ STEPPER = "worker's stepper in-process, all threads"
 DEFAULT = "unisim default split"
 DEFAULT38 = "3.8 worker, default split"
 FIXED38 = "3.8 worker, default split, rows not shared"
-POOL38 = (2, 8)  # the 3.8 pool sizes measured beside one worker (issue 15's targets)
 SETTLE = 2.0  # seconds of simulated time before the state every system starts from
 KEY = "settled"
 

@@ -15,6 +15,7 @@ REF = "in-process, all threads"
 LOOP38 = "3.8 in-process MjData loop"
 STEPPER38 = "3.8 worker's stepper in-process"
 GANG38 = STEPPER38 + ", {k} independent processes"
+POOL38 = (2, 8)  # the 3.8 pool sizes measured beside one worker (issue 15's targets)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -89,7 +90,7 @@ def profile(data: dict[str, Any]) -> str:
         row.append("" if one is None or many is None or not k.isdigit() else
                    f"{many:.2f} vs {one / int(k):.2f} (K={k})")
     rows.append(row)
-    for k in (2, 8):
+    for k in POOL38:
         row = [f"3.8, workers={k}: measured vs the worker's stepper in {k} independent "
                "processes (the machine's ceiling for a pool of that size)"]
         for n in sizes:
@@ -230,8 +231,8 @@ def plot(data: dict[str, Any], path: Path) -> None:
         if found:
             xs, ys = zip(*sorted(found.items()), strict=True)
             axes[1].plot(xs, ys, marker="o", label=label)
-    ceiling = {int(k.removeprefix(STEPPER38 + ", ").split()[0]): v
-               for k, v in d["median"].items() if k.startswith(STEPPER38 + ", ")}
+    ceiling = {k: d["median"][GANG38.format(k=k)] for k in POOL38
+               if GANG38.format(k=k) in d["median"]}
     if ceiling and STEPPER38 in d["median"]:
         ceiling[1] = d["median"][STEPPER38]
         xs, ys = zip(*sorted(ceiling.items()), strict=True)

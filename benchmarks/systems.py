@@ -182,10 +182,11 @@ class Concurrent:
         self.worker_pids: list[int] = []
         self.runners: list[RemoteRunner] = []
         try:
-            for share in np.array_split(np.arange(num_envs), processes):
+            for share in range(processes):
                 runner = RemoteRunner(python)
                 self.runners.append(runner)
-                runner.send(op="make", num_envs=len(share), **request)
+                runner.send(op="make", num_envs=num_envs // processes
+                            + (share < num_envs % processes), **request)
             for runner in self.runners:
                 runner.receive()
         except Exception:
