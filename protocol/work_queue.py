@@ -19,15 +19,36 @@ TOKEN = struct.Struct("<H")
 # A step's tokens fit PIPE_BUF (4 KiB): one atomic write, which even a pipe shrunk to its
 # minimum (a user over fs.pipe-user-pages-soft) takes without blocking.
 MAX_CHUNKS = 4096 // TOKEN.size
-CHUNKS_PER_WORKER = 16  # a straggler's extra time is at most about 1/16 of a share
+# The last chunks hold about 1/TAIL of a worker's share: the workers finish a step within
+# about that much of each other.
+TAIL = 64
 
 
-def chunk_rows(num_envs, workers):
-    """Rows per chunk: about ``CHUNKS_PER_WORKER`` chunks per worker, at least one row."""
-    rows = max(1, num_envs // (workers * CHUNKS_PER_WORKER))
-    while -(-num_envs // rows) > MAX_CHUNKS:
-        rows *= 2
-    return rows
+def chunk_bounds(num_envs, workers):
+    """Where each chunk of a STEP's rows starts, then ``num_envs``: chunks that shrink as
+    the step goes on ("factoring", Hummel, Schonberg and Flynn 1992). Each round queues
+    ``workers`` chunks that together hold half of the rows left, down to chunks of about
+    1/TAIL of a share: few claims for most rows, and a short wait for the last chunk."""
+    smallest = max(1, num_envs // (workers * TAIL))
+    while True:
+        bounds = [0]
+        while bounds[-1] < num_envs:
+            rows = max(smallest, -(-(num_envs - bounds[-1]) // (2 * workers)))
+            for _ in range(workers):
+                bounds.append(min(num_envs, bounds[-1] + rows))
+                if bounds[-1] == num_envs:
+                    break
+        if len(bounds) - 1 <= MAX_CHUNKS:
+            return bounds
+        smallest *= 2
+
+
+def valid_bounds(bounds, num_envs):
+    """Whether ``bounds`` runs from 0 to ``num_envs`` in steps of at least one row, in at
+    most ``MAX_CHUNKS`` chunks (what a worker checks before it trusts INIT's plan)."""
+    return (1 < len(bounds) <= MAX_CHUNKS + 1 and bounds[0] == 0 and bounds[-1] == num_envs
+            and all(isinstance(b, int) for b in bounds)
+            and all(lo < hi for lo, hi in zip(bounds, bounds[1:])))
 
 
 class WorkQueue:
@@ -38,10 +59,9 @@ class WorkQueue:
         os.set_blocking(self.fd, False)  # shared by every reader: none of them ever waits
         self._tokens = b""
 
-    def plan(self, num_envs, rows):
-        """Tokens for ``num_envs`` envs in chunks of ``rows`` rows, written at every fill."""
-        count = -(-num_envs // rows)
-        self._tokens = b"".join(TOKEN.pack(k) for k in range(count))
+    def plan(self, chunks):
+        """Tokens for ``chunks`` chunks, written in order at every fill."""
+        self._tokens = b"".join(TOKEN.pack(k) for k in range(chunks))
 
     def fill(self):
         """Drop what a failed step left, then queue every chunk of the next step."""

@@ -33,20 +33,35 @@ while chunk is not None:
 print(" ".join(map(str, got)))
 """
 
-def test_chunks_cover_every_row_and_fit_the_pipe() -> None:
-    for num_envs, workers in [(1, 1), (150, 3), (151, 3), (4096, 16), (10**6, 2), (10**6, 256)]:
-        rows = work_queue.chunk_rows(num_envs, workers)
-        chunks = -(-num_envs // rows)
-        assert rows >= 1 and chunks <= work_queue.MAX_CHUNKS
-        assert (chunks - 1) * rows < num_envs <= chunks * rows
-    assert work_queue.chunk_rows(4096, 16) == 4096 // (16 * work_queue.CHUNKS_PER_WORKER)
+def test_chunks_cover_every_row_shrink_and_fit_the_pipe() -> None:
+    for num_envs, workers in [(1, 1), (150, 3), (151, 3), (4096, 16), (10**6, 2),
+                              (10**6, 256), (10**6, 4096)]:
+        bounds = work_queue.chunk_bounds(num_envs, workers)
+        assert work_queue.valid_bounds(bounds, num_envs)
+        sizes = np.diff(bounds)
+        assert (np.diff(sizes[:-1]) <= 0).all()  # they shrink (the very last may be cut)
+    sizes = np.diff(work_queue.chunk_bounds(16384, 8))
+    share = 16384 // 8
+    assert list(sizes[:8]) == [share // 2] * 8  # the first round: half of every row
+    assert sizes[-1] == share // work_queue.TAIL  # the last: 1/TAIL of a share
+    assert len(sizes) < 16384 // sizes[-1] // 8  # far fewer claims than equal chunks
+
+
+def test_a_plan_that_skips_overlaps_or_overflows_is_invalid() -> None:
+    assert not work_queue.valid_bounds([0, 5, 5, 10], 10)  # an empty chunk
+    assert not work_queue.valid_bounds([0, 6, 5, 10], 10)
+    assert not work_queue.valid_bounds([0, 5], 10)  # rows 5..9 never stepped
+    assert not work_queue.valid_bounds([1, 10], 10)
+    assert not work_queue.valid_bounds([0, 2.5, 10], 10)
+    assert not work_queue.valid_bounds(list(range(work_queue.MAX_CHUNKS + 2)),
+                                       work_queue.MAX_CHUNKS + 1)
 
 
 def test_each_token_goes_to_exactly_one_of_several_processes() -> None:
     queue = work_queue.WorkQueue()
     try:
         tokens = work_queue.MAX_CHUNKS  # the most one step queues
-        queue.plan(tokens, 1)
+        queue.plan(tokens)
         protocol_dir = os.path.dirname(work_queue.__file__)
         readers = [subprocess.Popen([sys.executable, "-c", READER, protocol_dir, str(queue.fd)],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -77,7 +92,7 @@ def test_single_threaded_engines_share_rows_unless_physics_is_per_worker() -> No
     assert not split.choose({"threaded": True, "shares_rows": False}, 4096, cpus=16).shared
 
 
-NUM_ENVS = 151  # with 3 workers, chunks of 3 rows: the last one is short
+NUM_ENVS = 151  # with 3 workers, chunks that shrink from 26 rows to 1
 SCENE = {"model": "quadruped", "keyframe": "stand"}  # an initial state that is not all zeros
 
 
@@ -133,6 +148,15 @@ def test_init_refuses_a_queue_that_is_not_an_inherited_pipe(py38_channel: Channe
     py38_channel.hello(30)
     spec = {"engine": "mujoco", "model": str(unisim.models.resolve("cartpole")),
             "num_envs": 2, "first_env": 0, "total_envs": 2,
-            "queue": {"fd": 0, "rows": 1, "owner": True}}
+            "queue": {"fd": 0, "bounds": [0, 2], "owner": True}}
     with pytest.raises(RemoteError, match="queue fd 0 is not a pipe this worker inherited"):
+        py38_channel.request(Command.INIT, spec, 60)
+
+
+def test_init_refuses_chunks_that_miss_rows(py38_channel: Channel) -> None:
+    py38_channel.hello(30)
+    spec = {"engine": "mujoco", "model": str(unisim.models.resolve("cartpole")),
+            "num_envs": 4, "first_env": 0, "total_envs": 4,
+            "queue": {"fd": 0, "bounds": [0, 2], "owner": True}}
+    with pytest.raises(RemoteError, match=r"bounds: \[0, \.\.\., 4\] increasing"):
         py38_channel.request(Command.INIT, spec, 60)

@@ -89,9 +89,9 @@ class Workers:
         if self.queue is None:
             raise SetupError("no work queue: Workers(queue=True)", hint="a bug in unisim")
         queue, first = self.queue, self.live().members[0]
-        rows = protocol.work_queue.chunk_rows(num_envs, len(self.live().members))
-        queue.plan(num_envs, rows)
-        return lambda m: {"queue": {"fd": queue.fd, "rows": rows, "owner": m is first}}
+        bounds = protocol.work_queue.chunk_bounds(num_envs, len(self.live().members))
+        queue.plan(len(bounds) - 1)
+        return lambda m: {"queue": {"fd": queue.fd, "bounds": bounds, "owner": m is first}}
 
     def fill_queue(self) -> None:
         """Queue every chunk of the next STEP (workers that share rows)."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from unisim.protocol.arena import ArenaCache
 from unisim.protocol.schemas import parse_capture_request, slot
-from unisim.protocol.work_queue import claim
+from unisim.protocol.work_queue import MAX_CHUNKS, claim, valid_bounds
 
 from . import mujoco_physics, physics, rendering
 from .base import Engine, EngineFault
@@ -47,22 +47,23 @@ class LoopStepper:
         self.clean = bytes(len(self.counter))
         self.raised = np.zeros(num_envs, dtype=np.uint8)  # warning bits since warnings()
         self.models = [model] * num_envs  # one copy each once physics is randomised
-        self.queue = None  # (fd, rows per chunk, warnings slot) once rows are shared
+        self.queue = None  # (fd, chunk bounds, warnings slot) once rows are shared
         self.reset_rows(range(num_envs), None, None)
 
     def state_slots(self):
         """The slots that hold every env's state when workers share rows."""
         return [slot("state", "<f8", [self.states.shape[1]]), slot("raised", "|u1", [])]
 
-    def share(self, slots, fd, rows, owner):
+    def share(self, slots, fd, bounds, owner):
         """Keep the state in the shared ``slots`` (the ``owner`` fills them) and step the
-        chunks claimed from the work queue ``fd`` (``protocol.work_queue``)."""
+        chunks claimed from the work queue ``fd``: chunk k is rows ``bounds[k]`` to
+        ``bounds[k + 1]`` (``protocol.work_queue``)."""
         if owner:
             slots["state"][:] = self.states
             slots["raised"][:] = self.raised
         self.states, self.raised = slots["state"], slots["raised"]
         self._columns()
-        self.queue = (fd, rows, slots["warnings"])
+        self.queue = (fd, bounds, slots["warnings"])
 
     def _columns(self):
         """``qpos``, ``qvel`` and ``ctrl``: views of the columns of ``states`` that hold them
@@ -84,11 +85,10 @@ class LoopStepper:
             qpos[:] = self.qpos
             qvel[:] = self.qvel
             return
-        fd, rows, warnings = self.queue
+        fd, bounds, warnings = self.queue
         chunk = claim(fd)
         while chunk is not None:
-            lo = chunk * rows
-            hi = min(lo + rows, len(self.states))
+            lo, hi = bounds[chunk], bounds[chunk + 1]
             self.step_rows(lo, hi, ctrl, substeps)
             qpos[lo:hi] = self.qpos[lo:hi]
             qvel[lo:hi] = self.qvel[lo:hi]
@@ -226,7 +226,7 @@ class MujocoEngine(Engine):
         self.stepper = stepper_class(mujoco, model, num_envs, scene.key_id, threads)
         self.mujoco = mujoco
         self.model = model
-        self.queue = shared_queue(spec.get("queue"), self.stepper)
+        self.queue = shared_queue(spec.get("queue"), self.stepper, num_envs)
         layout = scene.layout("mujoco", mujoco.__version__, self.stepper.name)
         # Per-env MuJoCo warnings of the last step (bit k: mjtWarning k), named for the host.
         layout["slots"].append(slot("warnings", "|u1", []))
@@ -263,7 +263,7 @@ class MujocoEngine(Engine):
         self.slots = slots
         queue = self.queue
         if queue is not None:
-            self.stepper.share(slots, queue["fd"], queue["rows"], queue["owner"])
+            self.stepper.share(slots, queue["fd"], queue["bounds"], queue["owner"])
             if not queue["owner"]:
                 return  # the owner publishes the shared rows
         everything = np.arange(self.slots["qpos"].shape[0])
@@ -334,18 +334,19 @@ def warning_bits(counts):
     return (raised * (1 << np.arange(raised.shape[-1]))).sum(axis=-1).astype(np.uint8)
 
 
-def shared_queue(request, stepper):
+def shared_queue(request, stepper, num_envs):
     """INIT's ``queue`` (workers sharing rows), checked; None when rows are not shared."""
     if request is None:
         return None
     if not isinstance(stepper, LoopStepper):
         raise ValueError("INIT queue: this MuJoCo steps on threads of its own (%s stepper), "
                          "so its workers do not share rows" % stepper.name)
-    fd, rows, owner = request.get("fd"), request.get("rows"), request.get("owner")
-    if not (isinstance(fd, int) and isinstance(rows, int) and rows >= 1
-            and isinstance(owner, bool)):
-        raise ValueError("INIT queue must be {fd: int, rows: int >= 1, owner: bool}, got %r"
-                         % (request,))
+    fd, bounds, owner = request.get("fd"), request.get("bounds"), request.get("owner")
+    if not (isinstance(fd, int) and isinstance(owner, bool) and isinstance(bounds, list)
+            and valid_bounds(bounds, num_envs)):
+        raise ValueError("INIT queue must be {fd: int, bounds: [0, ..., %d] increasing, at "
+                         "most %d chunks, owner: bool}, got %r"
+                         % (num_envs, MAX_CHUNKS, request))
     try:
         is_pipe = stat.S_ISFIFO(os.fstat(fd).st_mode)
     except OSError:
@@ -353,7 +354,7 @@ def shared_queue(request, stepper):
     if not is_pipe:
         raise ValueError("INIT queue fd %d is not a pipe this worker inherited from the "
                          "host" % fd)
-    return {"fd": fd, "rows": rows, "owner": owner}
+    return {"fd": fd, "bounds": bounds, "owner": owner}
 
 
 def _has_batch(mujoco):
