@@ -85,6 +85,7 @@ bench: $(VENV)/.bench $(VENV38)/.installed $(ENVPOOL_VENV)/.installed
 bench-quick: $(VENV)/.bench $(VENV38)/.installed
 	$(BENCH_ENV) $(HOST) benchmarks/suite.py --quick
 	$(BENCH_ENV) $(HOST) benchmarks/sweep.py --quick --memory-engines mujoco,mock
+	$(BENCH_ENV) $(HOST) benchmarks/chunk_plans.py --quick
 	$(HOST) benchmarks/profile_step.py --steps 500 --worker-envs 256 --worker-steps 20
 
 # The split sweep (docs/benchmarks.md, "The split"): N x workers x threads, here.

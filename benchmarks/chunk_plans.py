@@ -1,0 +1,182 @@
+"""The 3.8 pool's chunk plan: chunks that shrink as a step goes on (unisim's plan,
+``protocol.work_queue.chunk_bounds``) against equal chunks (the plan before), beside the
+worker's stepper in as many independent processes (the most a pool of that size could get).
+
+    python benchmarks/chunk_plans.py [--quick] [--sizes 1024,4096,16384] [--workers 2,8]
+                                     [--model PATH] [--reps 7] [--budget 0.8] [--json FILE]
+                                     [--name NAME]
+    python benchmarks/chunk_plans.py --publish FILE.json --name NAME
+
+Workers that share rows finish a step when the last chunk is done, so the chunk plan
+decides how long the others wait; equal chunks small enough to keep that wait short cost
+many claims. At every N and worker count, in interleaved repetitions, from the model at
+rest (``sweep.settled``): the pool with each plan, and the independent processes. Needs a
+Python 3.8 interpreter (``UNISIM_PY38``). ``--name`` publishes ``figures:NAME`` in
+docs/benchmarks.md (tools/figures/doc_figures.py); ``--publish`` does that from a saved
+``--json`` run made on another machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import mujoco
+from measure import interleaved, paired_ratio
+from sweep import KEY, Sim, default_model, settled
+from systems import Concurrent, System, python38
+
+import unisim.protocol.work_queue as work_queue
+from unisim import split
+from unisim.process import BOOTSTRAP
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
+from doc_figures import publish
+
+EQUAL_PER_WORKER = 16  # the plan before chunks shrank
+PLANS = {"equal": f"{EQUAL_PER_WORKER} equal chunks per worker",
+         "shrinking": "shrinking chunks (unisim)", "independent": "independent processes"}
+
+
+def equal_chunks(num_envs: int, workers: int) -> list[int]:
+    rows = max(1, num_envs // (workers * EQUAL_PER_WORKER))
+    return [*range(0, num_envs, rows), num_envs]
+
+
+class EqualChunks(Sim):
+    """The 3.8 pool with the plan before: the host's plan replaced while it starts."""
+
+    def __init__(self, model: str, num_envs: int, **options: Any) -> None:
+        plan = work_queue.chunk_bounds
+        work_queue.chunk_bounds = equal_chunks
+        try:
+            super().__init__(model, num_envs, **options)
+        finally:
+            work_queue.chunk_bounds = plan
+
+
+def systems(model: str, num_envs: int, workers: int, py38: str) -> dict[str, System]:
+    factories = {
+        "equal": lambda: EqualChunks(model, num_envs, python=py38, workers=workers),
+        "shrinking": lambda: Sim(model, num_envs, python=py38, workers=workers),
+        "independent": lambda: Concurrent(py38, num_envs, workers, system="stepper",
+                                          threads=1, worker=str(BOOTSTRAP.parent),
+                                          keyframe=KEY, model=model, substeps=1),
+    }
+    built: dict[str, System] = {}
+    try:
+        for plan, factory in factories.items():
+            built[plan] = factory()
+    except Exception:
+        for system in built.values():
+            system.close()
+        raise
+    return built
+
+
+def measure(model: str, args: argparse.Namespace, py38: str) -> dict[str, Any]:
+    """env-steps/s of every plan, per ``"N,K"``."""
+    out: dict[str, Any] = {}
+    for num_envs in args.sizes:
+        for workers in args.workers:
+            built = systems(model, num_envs, workers, py38)
+            try:
+                out[f"{num_envs},{workers}"] = interleaved(built, args.reps, args.budget)
+            finally:
+                for system in built.values():
+                    system.close()
+            print(f"N={num_envs}, workers={workers}: done", file=sys.stderr, flush=True)
+    return out
+
+
+def block(data: dict[str, Any]) -> str:
+    machine, settings = data["machine"], data["settings"]
+    lines = [f"`{data['command']}`: {machine['cpus']} CPUs ({machine['machine']}), Python "
+             f"{machine['python']}, 3.8 worker: MuJoCo 3.2 on {machine['py38']}; "
+             f"{machine['model']}, 1 substep, zero ctrl, from the model at rest; "
+             f"{machine['date']}; load average {', '.join(f'{x:.1f}' for x in machine['load'])}.",
+             "",
+             f"ms per step, median of {settings['reps']} interleaved repetitions of "
+             f"{settings['budget']} s; (ratio): median paired ratio of env-steps/s to the "
+             "independent processes.",
+             "",
+             "| N, workers | " + " | ".join(PLANS.values())
+             + " | shrinking / equal (env-steps/s) |",
+             "|---|" + "---:|" * (len(PLANS) + 1)]
+    for key, rates in data["rates"].items():
+        num_envs, workers = (int(x) for x in key.split(","))
+        cells = []
+        for plan in PLANS:
+            ms = num_envs / statistics.median(rates[plan]) * 1e3
+            ratio = ("" if plan == "independent" else
+                     f" ({paired_ratio(rates[plan], rates['independent']):.2f}x)")
+            cells.append(f"{ms:,.2f}{ratio}")
+        gain = paired_ratio(rates["shrinking"], rates["equal"])
+        lines.append(f"| {num_envs:,}, {workers} | " + " | ".join(cells) + f" | {gain:.2f}x |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small and short (CI)")
+    parser.add_argument("--sizes", help="comma-separated N (default 1024,4096; --quick: 128)")
+    parser.add_argument("--workers", help="comma-separated worker counts (default 2,8 where "
+                        "the machine has the cores; --quick: 2)")
+    parser.add_argument("--model", help="MJCF path (default: gymnasium's ant.xml if "
+                        "gymnasium is installed, else the bundled quadruped)")
+    parser.add_argument("--reps", type=int, help="interleaved repetitions (default 5)")
+    parser.add_argument("--budget", type=float, help="seconds per measurement (default 0.4)")
+    parser.add_argument("--json", type=Path, help="write every figure to this file")
+    parser.add_argument("--name", help="publish as figures:NAME in docs/benchmarks.md")
+    parser.add_argument("--publish", type=Path, help="publish a saved --json run")
+    args = parser.parse_args(argv)
+    if args.publish:
+        return emit(json.loads(args.publish.read_text()), args.name)
+    py38 = python38()
+    if py38 is None:
+        parser.error("no Python 3.8 interpreter: set UNISIM_PY38 (or make .venv38/.installed)")
+    cpus = split.cores()
+    args.sizes = [int(n) for n in (args.sizes or ("128" if args.quick else "1024,4096"))
+                  .split(",")]
+    args.workers = [int(k) for k in (args.workers or ("2" if args.quick else ",".join(
+        str(k) for k in (2, 8) if k <= cpus))).split(",")]
+    args.reps = args.reps or (2 if args.quick else 5)
+    args.budget = args.budget or (0.05 if args.quick else 0.4)
+    model = args.model or default_model()
+    data: dict[str, Any] = {
+        "command": "python benchmarks/chunk_plans.py " + shlex.join(
+            sys.argv[1:] if argv is None else argv),
+        "machine": {"cpus": cpus, "machine": platform.machine(),
+                    "python": platform.python_version(), "mujoco": mujoco.__version__,
+                    "py38": py38, "model": Path(model).name, "load": list(os.getloadavg()),
+                    "date": time.strftime("%Y-%m-%d %H:%M %Z")},
+        "settings": {"sizes": args.sizes, "workers": args.workers, "reps": args.reps,
+                     "budget": args.budget},
+    }
+    with tempfile.TemporaryDirectory(prefix="unisim-chunks-") as folder:
+        data["rates"] = measure(settled(model, Path(folder)), args, py38)
+    if args.json:
+        args.json.write_text(json.dumps(data, indent=1))
+    return emit(data, args.name)
+
+
+def emit(data: dict[str, Any], name: str | None) -> int:
+    text = block(data)
+    print(text)
+    if name:
+        publish(name, text, data, data["command"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
