@@ -7,6 +7,7 @@ Python loop over every env's state in one scratch ``MjData`` (MuJoCo 3.x, e.g. o
 
 import copy
 import os
+import reprlib
 import stat
 
 import numpy as np
@@ -346,7 +347,7 @@ def shared_queue(request, stepper, num_envs):
             and valid_bounds(bounds, num_envs)):
         raise ValueError("INIT queue must be {fd: int, bounds: [0, ..., %d] increasing, at "
                          "most %d chunks, owner: bool}, got %r"
-                         % (num_envs, MAX_CHUNKS, request))
+                         % (num_envs, MAX_CHUNKS, reprlib.repr(request)))
     try:
         is_pipe = stat.S_ISFIFO(os.fstat(fd).st_mode)
     except OSError:
