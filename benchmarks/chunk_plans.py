@@ -32,7 +32,7 @@ from typing import Any
 
 import mujoco
 from measure import interleaved, paired_ratio
-from sweep import KEY, Sim, default_model, settled
+from sweep import KEY, Sim, add_run_options, run_defaults, settled
 from systems import Concurrent, System, python38
 
 import unisim.protocol.work_queue as work_queue
@@ -128,14 +128,10 @@ def block(data: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small and short (CI)")
+    add_run_options(parser)
     parser.add_argument("--sizes", help="comma-separated N (default 1024,4096; --quick: 128)")
     parser.add_argument("--workers", help="comma-separated worker counts (default 2,8 where "
                         "the machine has the cores; --quick: 2)")
-    parser.add_argument("--model", help="MJCF path (default: gymnasium's ant.xml if "
-                        "gymnasium is installed, else the bundled quadruped)")
-    parser.add_argument("--reps", type=int, help="interleaved repetitions (default 5)")
-    parser.add_argument("--budget", type=float, help="seconds per measurement (default 0.4)")
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     parser.add_argument("--name", help="publish as figures:NAME in docs/benchmarks.md")
     parser.add_argument("--publish", type=Path, help="publish a saved --json run")
@@ -150,9 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                   .split(",")]
     args.workers = [int(k) for k in (args.workers or ("2" if args.quick else ",".join(
         str(k) for k in (2, 8) if k <= cpus))).split(",")]
-    args.reps = args.reps or (2 if args.quick else 5)
-    args.budget = args.budget or (0.05 if args.quick else 0.4)
-    model = args.model or default_model()
+    model = run_defaults(args)
     data: dict[str, Any] = {
         "command": "python benchmarks/chunk_plans.py " + shlex.join(
             sys.argv[1:] if argv is None else argv),

@@ -240,13 +240,9 @@ def latency(quick: bool, py38: str | None) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small and short (CI)")
+    add_run_options(parser)
     parser.add_argument("--sizes", help="comma-separated N (default 256,1024,4096; "
                         "--quick: 64,256)")
-    parser.add_argument("--model", help="MJCF path (default: gymnasium's ant.xml if "
-                        "gymnasium is installed, else the bundled quadruped)")
-    parser.add_argument("--reps", type=int, help="interleaved repetitions (default 5)")
-    parser.add_argument("--budget", type=float, help="seconds per measurement (default 0.4)")
     parser.add_argument("--json", type=Path, help="write every figure to this file (also "
                         "after each section, so a run cut short keeps what it measured)")
     parser.add_argument("--memory-engines", default="mujoco,mock,mjx",
@@ -265,9 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         return emit(data, before, args)
     args.sizes = [int(n) for n in (args.sizes or ("64,256" if args.quick
                                                   else "256,1024,4096")).split(",")]
-    args.reps = args.reps or (2 if args.quick else 5)
-    args.budget = args.budget or (0.05 if args.quick else 0.4)
-    model = args.model or default_model()
+    model = run_defaults(args)
     py38 = python38()
     started = time.perf_counter()
     data: dict[str, Any] = {
@@ -296,6 +290,25 @@ def main(argv: list[str] | None = None) -> int:
             if args.json:
                 args.json.write_text(json.dumps(data, indent=1))
     return emit(data, None, args)
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """``--quick``, ``--model``, ``--reps`` and ``--budget``: how a run of this sweep or of
+    ``chunk_plans.py`` is timed (``run_defaults`` fills them in)."""
+    parser.add_argument("--quick", action="store_true", help="small and short (CI)")
+    parser.add_argument("--model", help="MJCF path (default: gymnasium's ant.xml if "
+                        "gymnasium is installed, else the bundled quadruped)")
+    parser.add_argument("--reps", type=int, help="interleaved repetitions (default 5; "
+                        "--quick: 2)")
+    parser.add_argument("--budget", type=float, help="seconds per measurement (default 0.4; "
+                        "--quick: 0.05)")
+
+
+def run_defaults(args: argparse.Namespace) -> str:
+    """Fill in ``--reps`` and ``--budget``; the model to run."""
+    args.reps = args.reps or (2 if args.quick else 5)
+    args.budget = args.budget or (0.05 if args.quick else 0.4)
+    return str(args.model or default_model())
 
 
 def emit(data: dict[str, Any], before: dict[str, Any] | None, args: argparse.Namespace) -> int:
