@@ -32,12 +32,11 @@ from typing import Any
 
 import mujoco
 from measure import interleaved, paired_ratio
-from sweep import KEY, Sim, add_run_options, run_defaults, settled
-from systems import Concurrent, System, python38
+from sweep import Sim, add_run_options, independent_steppers, run_defaults, settled
+from systems import System, python38
 
 import unisim.protocol.work_queue as work_queue
 from unisim import split
-from unisim.process import BOOTSTRAP
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
 from doc_figures import publish
@@ -68,9 +67,7 @@ def systems(model: str, num_envs: int, workers: int, py38: str) -> dict[str, Sys
     factories = {
         "equal": lambda: EqualChunks(model, num_envs, python=py38, workers=workers),
         "shrinking": lambda: Sim(model, num_envs, python=py38, workers=workers),
-        "independent": lambda: Concurrent(py38, num_envs, workers, system="stepper",
-                                          threads=1, worker=str(BOOTSTRAP.parent),
-                                          keyframe=KEY, model=model, substeps=1),
+        "independent": lambda: independent_steppers(py38, model, num_envs, workers),
     }
     built: dict[str, System] = {}
     try:
@@ -137,7 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--publish", type=Path, help="publish a saved --json run")
     args = parser.parse_args(argv)
     if args.publish:
-        return emit(json.loads(args.publish.read_text()), args.name)
+        data = json.loads(args.publish.read_text())
+        if "rates" not in data:
+            parser.error(f"{args.publish} is not a run saved by chunk_plans.py --json")
+        return emit(data, args.name)
     py38 = python38()
     if py38 is None:
         parser.error("no Python 3.8 interpreter: set UNISIM_PY38 (or make .venv38/.installed)")

@@ -60,6 +60,9 @@ DEFAULT38 = "3.8 worker, default split"
 FIXED38 = "3.8 worker, default split, rows not shared"
 SETTLE = 2.0  # seconds of simulated time before the state every system starts from
 KEY = "settled"
+# runner.py's request for the 3.8 worker's stepper on one thread (STEPPER38, GANG38)
+STEPPER38_REQUEST = {"system": "stepper", "threads": 1, "worker": str(BOOTSTRAP.parent),
+                     "keyframe": KEY}
 
 
 class Local:
@@ -145,14 +148,12 @@ def systems(model: str, cfg: argparse.Namespace, py38: str | None,
             lambda n, k=k, threads=threads: Sim(model, n, workers=k, **threads))
     missing = "n/a (no Python 3.8: set UNISIM_PY38)"
     remote = {LOOP38: {"system": "mujoco", "threads": 1, "zero_ctrl": True, "keyframe": KEY},
-              STEPPER38: {"system": "stepper", "threads": 1, "worker": worker,
-                          "keyframe": KEY}}
+              STEPPER38: STEPPER38_REQUEST}
     for name, request in remote.items():
         rows[name] = ((lambda n, r=request: Remote(runner38, n, model=model, substeps=1, **r))
                       if runner38 else missing)
     for k in (k for k in POOL38 if k <= cpus):
-        rows[GANG38.format(k=k)] = ((lambda n, k=k: Concurrent(py38, n, k, **remote[STEPPER38],
-                                                              model=model, substeps=1))
+        rows[GANG38.format(k=k)] = ((lambda n, k=k: independent_steppers(py38, model, n, k))
                                     if py38 else missing)
     rows[DEFAULT38] = (lambda n: Sim(model, n, python=py38)) if py38 else missing
     rows[FIXED38] = (lambda n: FixedRows(model, n, python=py38)) if py38 else missing
@@ -162,6 +163,13 @@ def systems(model: str, cfg: argparse.Namespace, py38: str | None,
                                                                   workers=k))
                                                 if py38 else missing)
     return rows
+
+
+def independent_steppers(py38: str, model: str, num_envs: int, processes: int) -> Concurrent:
+    """The 3.8 worker's stepper split over ``processes`` independent processes, timed at
+    once: the most a pool of that many workers could get."""
+    return Concurrent(py38, num_envs, processes, **STEPPER38_REQUEST, model=model,
+                      substeps=1)
 
 
 def sweep(model: str, cfg: argparse.Namespace, py38: str | None) -> dict[str, Any]:
