@@ -151,6 +151,19 @@ def test_same_seed_same_parameters_and_trajectories_whatever_the_workers(
     assert not np.array_equal(state_other, state_1)
 
 
+def test_a_closed_backend_still_referenced_holds_no_shared_memory() -> None:
+    """close() drops the draws' views of the slots with the backend's own (a failed test's
+    traceback, say, keeps the backend), so the mapping's descriptor closes at once."""
+    from unisim.testing.leaks import descriptors
+
+    before = descriptors()
+    with physics_backend((gravity(Uniform(-2.0, 2.0)),)) as sim:
+        sim.step()
+        assert descriptors() != before
+    assert descriptors() == before
+    assert repr(sim).endswith("(closed)>")  # still referenced here
+
+
 def test_draws_of_an_env_depend_only_on_seed_env_and_count() -> None:
     envs = np.arange(10)
     counts = np.array([0, 1, 2, 3, 4, 0, 1, 2, 3, 4])

@@ -371,9 +371,10 @@ class Backend(PhysicsMethods):
             self._closed = True
             # Drop our own views first: with none left, the mapping (and its descriptor)
             # is released now rather than when the last view is garbage-collected.
-            # The pool goes too: a dead worker's error holds frames that hold views.
+            # The pool goes too: a dead worker's error holds frames that hold views; so do
+            # the physics draws, which write their slots.
             for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_stepping",
-                         "_pool", "_monitor"):
+                         "_pool", "_monitor", "_physics"):
                 self.__dict__.pop(name, None)
             self._finalizer()
             self._images.close()
