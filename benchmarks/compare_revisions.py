@@ -2,13 +2,15 @@
 
     .venv/bin/python benchmarks/compare_revisions.py BEFORE [AFTER] [--blocks 11] [--steps 2000]
                                                      [--model cartpole] [--num-envs 1]
+                                                     [--python PYTHON]
 
 Each revision is exported (``git archive``) into a temporary folder laid out as the
 installed package (``unisim/``, ``unisim/protocol``, ``unisim/worker``) and served by a
 process of its own that holds two backends of ``--model`` (doorbell and pipe path; default
-split), and times their step, a reset of one env and a ping. Blocks of ``--steps`` calls
-alternate between the revisions, which take turns to go first; the table shows each one's
-median p50 and the median of the paired after/before ratios (machine noise hits both alike).
+split; workers on ``--python``, by default the host's), and times their step, a reset of
+one env and a ping. Blocks of ``--steps`` calls alternate between the revisions, which
+take turns to go first; the table shows each one's median p50 and the median of the paired
+after/before ratios (machine noise hits both alike).
 AFTER defaults to the working tree; either may be a folder holding a checkout (``git archive
 REV | tar -x -C DIR`` made where the history is). Prints figures; asserts nothing.
 """
@@ -28,9 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = r"""
 import json, sys, time, unisim
-model, num_envs = sys.argv[1], int(sys.argv[2])
-bell = unisim.Backend("mujoco", model=model, num_envs=num_envs, progress=False)
-pipe = unisim.Backend("mujoco", model=model, num_envs=num_envs, progress=False, doorbell=False)
+model, num_envs, python = sys.argv[1], int(sys.argv[2]), sys.argv[3] or None
+options = dict(model=model, num_envs=num_envs, python=python, progress=False)
+bell = unisim.Backend("mujoco", **options)
+pipe = unisim.Backend("mujoco", **options, doorbell=False)
 calls = {"step, doorbell": bell.step, "step, pipe path": pipe.step,
          "reset one env, doorbell": lambda: bell.reset([0]),
          "reset one env, pipe path": lambda: pipe.reset([0]),
@@ -80,6 +83,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000, help="calls per block")
     parser.add_argument("--model", default="cartpole", help="a bundled model or an MJCF path")
     parser.add_argument("--num-envs", type=int, default=1)
+    parser.add_argument("--python", default="", help="the workers' interpreter (a 3.8 one, say)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="unisim-compare-") as tmp:
         servers = {}
@@ -88,7 +92,7 @@ def main() -> None:
             folder.mkdir()
             env = {**os.environ, "PYTHONPATH": str(package(revision, folder))}
             model = str(Path(args.model).resolve()) if Path(args.model).exists() else args.model
-            command = [sys.executable, "-c", SERVER, model, str(args.num_envs)]
+            command = [sys.executable, "-c", SERVER, model, str(args.num_envs), args.python]
             servers[label] = subprocess.Popen(command, env=env, text=True,
                                               cwd=tmp,
                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)

@@ -104,16 +104,16 @@ class BellFloor:
 
 
 def physics_step(model: str = "cartpole") -> Callable[[], object]:
-    """One in-process ``mujoco.batch`` step of ``model`` x1 on one thread: the physics a
-    worker's MuJoCo engine runs for a STEP, without the copies around it."""
+    """One in-process ``mj_step`` of ``model`` in one ``MjData``: the physics a worker's
+    MuJoCo engine runs for a STEP of one env (its single stepper), without the copies
+    around it."""
     import mujoco
-    import mujoco.batch
 
     from unisim import models
 
-    batch = mujoco.batch.Batch(mujoco.MjModel.from_xml_path(models.resolve(model)), nsim=1,
-                               nthread=1)
-    return batch.step
+    physics = mujoco.MjModel.from_xml_path(models.resolve(model))
+    data = mujoco.MjData(physics)
+    return lambda: mujoco.mj_step(physics, data)
 
 
 def trips(call: Callable[[], object], count: int, warmup: int = 20) -> list[float]:

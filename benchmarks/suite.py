@@ -124,8 +124,7 @@ def latency(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]
             closers.append(bell_floor.close)
             calls[f"doorbell floor, {HOST} <-> {tag} (no work)"] = (floor_label, bell_floor.trip)
         first_floor = next(iter(calls))
-        calls[f"physics alone: mujoco.batch step in-process, {HOST}"] = (first_floor,
-                                                                        physics_step())
+        calls[f"physics alone: mj_step in-process, {HOST}"] = (first_floor, physics_step())
         samples: dict[str, list[float]] = {label: [] for label in calls}
         p50s: dict[str, list[float]] = {label: [] for label in calls}
         for _ in range(cfg.latency_reps):

@@ -151,6 +151,39 @@ def test_same_seed_same_parameters_and_trajectories_whatever_the_workers(
     assert not np.array_equal(state_other, state_1)
 
 
+@pytest.mark.parametrize("python", ["host", "py38"])
+def test_one_env_alone_runs_as_env_0_of_two(python: str, request: pytest.FixtureRequest
+                                            ) -> None:
+    """One env keeps its state in its own MjData between steps (the "single" stepper); with
+    two, env 0 is stepped by the batch or the loop. The same draws (mass: mj_setConst
+    overwrites the data), pushes, resets, steps and frames, bit for bit."""
+    worker = request.getfixturevalue("py38") if python == "py38" else None
+    runs = []
+    for num_envs, stepper in ((1, "single"), (2, "loop" if worker else "batch")):
+        with unisim.Backend("mujoco", model="quadruped", keyframe="stand", num_envs=num_envs,
+                            python=worker, progress=False, randomization=EVERYTHING) as sim:
+            assert sim.layout.stepper == stepper
+            ctrl = np.tile([0.2, 0.9, 0.0, 0.9, 0.0, 0.9, -0.2, 0.9], (num_envs, 1))
+            states = []
+            for k in range(24):  # a push every 7 steps
+                sim.step(ctrl * (k % 3), substeps=2)
+                states.append(np.concatenate([sim.qpos[0], sim.qvel[0]]))
+                if k == 8:
+                    sim.randomize([0])  # new parameters, the state kept
+                    sim.push([0], velocity=[[0.3, -0.2]])
+                if k == 15:
+                    sim.reset([0], qpos=sim.qpos[:1] + 0.01)
+            parameters = {label: values[0] for label, values in sim.physics_parameters().items()}
+            runs.append((np.array(states), parameters, sim.capture(0, width=64, height=48)))
+    (states_1, parameters_1, frame_1), (states_2, parameters_2, frame_2) = runs
+    np.testing.assert_array_equal(states_1, states_2)
+    assert parameters_1.keys() == parameters_2.keys()
+    for label in parameters_1:
+        np.testing.assert_array_equal(parameters_1[label], parameters_2[label], err_msg=label)
+    np.testing.assert_array_equal(frame_1, frame_2)
+    assert len(np.unique(states_1[:, 0])) == len(states_1)  # it moved on every step
+
+
 def test_a_closed_backend_still_referenced_holds_no_shared_memory() -> None:
     """close() drops the draws' views of the slots with the backend's own (a failed test's
     traceback, say, keeps the backend), so the mapping's descriptor closes at once."""

@@ -147,11 +147,11 @@ class BatchPhysics:
 
 
 class LoopPhysics:
-    """Applies draws to one ``MjModel`` copy per env (MuJoCo 3.x), through the loop
-    stepper, which keeps every env's state as a row and steps it in one scratch MjData."""
+    """Applies draws to one ``MjModel`` copy per env (MuJoCo 3.x), the loop stepper's
+    ``models``; the stepper refreshes a model's constants (``set_const``), since only it
+    knows where the env's state lives while ``mj_setConst`` overwrites its data."""
 
-    def __init__(self, mujoco, plan, stepper):
-        self.mujoco = mujoco
+    def __init__(self, plan, stepper):
         self.plan = plan
         self.stepper = stepper
 
@@ -160,7 +160,7 @@ class LoopPhysics:
         (not needed before a reset)."""
         rows = np.asarray(ids, dtype=np.int64)
         writes = self.plan.writes(draws[rows])
-        mujoco, stepper = self.mujoco, self.stepper
+        stepper = self.stepper
         for j, i in enumerate(rows):
             model = stepper.models[i]
             for write in writes:
@@ -169,13 +169,8 @@ class LoopPhysics:
                     target[write.elements] = write.values[j]
                 else:
                     target[write.elements, write.component] = write.values[j]
-            if not self.plan.needs_const:
-                continue
-            # mj_setConst overwrites the data it is given: reload the env's state after it
-            mujoco.mj_setConst(model, stepper.load(i))
-            if keep_state:
-                mujoco.mj_forward(model, stepper.load(i))
-                stepper.store(i)
+            if self.plan.needs_const:
+                stepper.set_const(i, keep_state)
 
     def push(self, ids, velocities):
         root = self.plan.root
