@@ -147,9 +147,10 @@ class BatchPhysics:
 
 
 class LoopPhysics:
-    """Applies draws to one ``MjModel`` copy per env (MuJoCo 3.x), the loop stepper's
-    ``models``; the stepper refreshes a model's constants (``set_const``), since only it
-    knows where the env's state lives while ``mj_setConst`` overwrites its data."""
+    """Applies draws to one ``MjModel`` copy per env, the ``models`` of the loop stepper
+    (MuJoCo 3.x) or of the single one (one env, any MuJoCo). The stepper refreshes a
+    model's constants (``set_const``): only it knows where the env's state lives while
+    ``mj_setConst`` overwrites its data."""
 
     def __init__(self, plan, stepper):
         self.plan = plan
