@@ -21,6 +21,7 @@ from py38.runner import CTRL_SETS, InProcessMujoco, random_controls, timed_rate
 
 import unisim
 from unisim.interpreter import python38_candidates
+from unisim.pool import split_rows
 
 HERE = Path(__file__).resolve().parent
 SUBSTEPS = 5  # the control rate of every system: 5 physics steps per env-step
@@ -182,11 +183,10 @@ class Concurrent:
         self.worker_pids: list[int] = []
         self.runners: list[RemoteRunner] = []
         try:
-            for share in range(processes):
+            for share in split_rows(num_envs, processes):  # the unshared pool's shares
                 runner = RemoteRunner(python)
                 self.runners.append(runner)
-                runner.send(op="make", num_envs=num_envs // processes
-                            + (share < num_envs % processes), **request)
+                runner.send(op="make", num_envs=len(share), **request)
             for runner in self.runners:
                 runner.receive()
         except Exception:
