@@ -59,6 +59,26 @@ def test_nan_ctrl_in_env_3_is_flagged_logged_and_leaves_the_others_untouched(
 
 
 @pytest.mark.parametrize("interpreter", ["host", "py38"])
+def test_one_env_alone_flags_its_bad_step_and_only_that_step(
+        interpreter: str, request: pytest.FixtureRequest) -> None:
+    """One env keeps its state in its own MjData (the "single" stepper), with its own
+    copy of the warning flags to the slot."""
+    with unisim.Backend("mujoco", model="quadruped", num_envs=1, keyframe="stand",
+                        python=python_of(interpreter, request), progress=False) as sim:
+        assert sim.layout.stepper == "single"
+        badctrl = 1 << sim.warning_names.index("badctrl")
+        flags = []
+        for i in range(4):
+            ctrl = gait(i)[:1]
+            if i == 1:
+                ctrl[0, 2] = np.nan
+            sim.step(ctrl)
+            flags.append(int(sim.warnings[0]))
+        assert flags == [0, badctrl, 0, 0]
+        assert np.isfinite(sim.qpos).all()
+
+
+@pytest.mark.parametrize("interpreter", ["host", "py38"])
 def test_nan_policy_raise_names_env_3_and_steps_nothing(
         interpreter: str, request: pytest.FixtureRequest) -> None:
     with unisim.Backend("mujoco", model="quadruped", num_envs=NUM_ENVS, keyframe="stand",

@@ -41,13 +41,13 @@ class LoopStepper:
         self.spec = mujoco.mjtState.mjSTATE_INTEGRATION
         self.data = mujoco.MjData(model)
         self.states = np.zeros((num_envs, mujoco.mj_stateSize(model, self.spec)))
+        self.raised = np.zeros(num_envs, dtype=np.uint8)  # warning bits since warnings()
         self._columns()
         # The scratch data's warning table (mjWarningStat: lastinfo, number) as contiguous
         # bytes: one bytes comparison per env step (~0.4 us) tells whether it warned.
         self.table = warning_table(self.data)
         self.counter = memoryview(self.table).cast("B")
         self.clean = bytes(len(self.counter))
-        self.raised = np.zeros(num_envs, dtype=np.uint8)  # warning bits since warnings()
         self.models = [model] * num_envs  # one copy each once physics is randomised
         self.queue = None  # (fd, chunk bounds, warnings slot) once rows are shared
         self.reset_rows(range(num_envs), None, None)
@@ -183,12 +183,29 @@ class SingleStepper(LoopStepper):
     def _columns(self):
         data = self.data
         self.qpos, self.qvel, self.ctrl = data.qpos[None], data.qvel[None], data.ctrl[None]
+        self._slots = (None, None, None)  # the slots ``step`` copies between, as given
+        self._raised = memoryview(self.raised)
 
-    def step_rows(self, lo, hi, ctrl, substeps):
-        self.ctrl[:] = ctrl
+    # One env's step is mostly fixed costs, so its copies go through byte memoryviews:
+    # about 40 ns each, where numpy takes 150-220 ns (3.11, 3.8) for rows this small.
+
+    def step(self, ctrl, substeps, qpos, qvel):
+        slots = self._slots
+        if ctrl is not slots[0] or qpos is not slots[1] or qvel is not slots[2]:
+            self._slots = (ctrl, qpos, qvel)
+            self._bytes = [byte_view(array) for array in (
+                ctrl, qpos, qvel, self.ctrl, self.qpos, self.qvel)]
+        ctrl_in, qpos_out, qvel_out, ctrl_here, qpos_here, qvel_here = self._bytes
+        ctrl_here[:] = ctrl_in
         self.mujoco.mj_step(self.models[0], self.data, substeps)
         if self.counter != self.clean:
             self._collect_warnings(0)
+        qpos_out[:] = qpos_here
+        qvel_out[:] = qvel_here
+
+    def warnings(self, out):
+        out[0] = self._raised[0]
+        self._raised[0] = 0
 
     def set_const(self, i, keep_state):
         self.store(i)  # the row the base class reloads the state from
@@ -372,6 +389,13 @@ def stepper_for(mujoco, num_envs, queue):
     if num_envs == 1 and queue is None:
         return SingleStepper
     return BatchStepper if _has_batch(mujoco) else LoopStepper
+
+
+def byte_view(array):
+    """The bytes of ``array`` as a writable memoryview over its memory."""
+    if not array.flags.c_contiguous:  # reshape would copy, and writes would go nowhere
+        raise ValueError("a byte view needs a C-contiguous array")
+    return memoryview(array.reshape(-1)).cast("B")  # 1-D first: a cast refuses an empty 2-D
 
 
 def warning_table(data):
