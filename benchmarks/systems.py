@@ -55,8 +55,9 @@ class Unisim:
     """A ``unisim.Backend``; ``options`` go to its constructor (``python=``, ``workers=``...)."""
 
     def __init__(self, model: str, num_envs: int, keyframe: str | None,
-                 **options: Any) -> None:
+                 substeps: int = SUBSTEPS, **options: Any) -> None:
         self.num_envs = num_envs
+        self.substeps = substeps
         self.sim = unisim.Backend("mujoco", model=model, num_envs=num_envs, keyframe=keyframe,
                                   progress=False, timeout=120.0, **options)
         self.controls = random_controls(num_envs, self.sim.layout.ctrl_range)
@@ -66,7 +67,7 @@ class Unisim:
 
     def step(self) -> None:
         self.count += 1
-        self.sim.step(self.controls[self.count % CTRL_SETS], substeps=SUBSTEPS)
+        self.sim.step(self.controls[self.count % CTRL_SETS], substeps=self.substeps)
 
     def measure(self, budget: float) -> float:
         return timed_rate(self.step, self.num_envs, budget)[0]

@@ -24,6 +24,7 @@ def test_a_single_threaded_engine_gets_one_worker_per_core_with_enough_envs_each
         16, 1, "MuJoCo 3.2.3 steps on one thread: one worker per core, at least "
                f"{split.MIN_ROWS_PER_WORKER} envs each")
     assert split.choose(SINGLE, 3 * split.MIN_ROWS_PER_WORKER, cpus=16).workers == 3
+    assert split.choose(SINGLE, 3 * split.MIN_ROWS_PER_WORKER - 1, cpus=16).workers == 2
     assert split.choose(SINGLE, 1, cpus=16).workers == 1
 
 

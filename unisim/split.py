@@ -10,7 +10,6 @@ as one process per core.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,8 +18,8 @@ from typing import Any
 from .pool import split_rows
 
 # Below this many envs per worker, one more process costs more (a wake-up and a straggler
-# to wait for on every step) than it brings.
-MIN_ROWS_PER_WORKER = 64
+# to wait for on every step) than it brings (benchmarks/rows_per_worker.py).
+MIN_ROWS_PER_WORKER = 16
 
 Capabilities = dict[str, Any]
 
@@ -111,7 +110,7 @@ def _choose(caps: Mapping[str, Any], num_envs: int, workers: int | None,
         return Split(count, threads or cpus,
                      f"{caps.get('engine', 'the engine')} steps on threads of its own: "
                      f"{'one worker with every core' if threads is None else 'cores / threads'}")
-    count = max(1, min(cpus, math.ceil(num_envs / MIN_ROWS_PER_WORKER)))
+    count = max(1, min(cpus, num_envs // MIN_ROWS_PER_WORKER))
     return Split(count, threads or 1,
                  f"{caps.get('engine', 'the engine')} steps on one thread: one worker per "
                  f"core, at least {MIN_ROWS_PER_WORKER} envs each")
