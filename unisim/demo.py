@@ -59,7 +59,7 @@ class DemoResult:
     distance_m: float  # mean forward (+x) distance of the torsos
     min_distance_m: float
     fallen: int  # envs whose episode ended in a fall
-    pid: int
+    pids: list[int]  # the walk's workers (the default split)
     replays: list[Replay]  # the walk's worker, a worker on this interpreter, in-process
     video: str | None
 
@@ -121,7 +121,7 @@ def demo(num_envs: int, steps: int, python: str | None, video: str | None) -> De
                                functools.partial(in_process, start, controls, loop)])
     return DemoResult(
         worker=worker, python=info["python"], numpy=str(info.get("numpy", "?")),
-        pid=sim.worker_pid, num_envs=num_envs, steps=steps, distance_m=float(walked.mean()),
+        pids=list(sim.worker_pids), num_envs=num_envs, steps=steps, distance_m=float(walked.mean()),
         min_distance_m=float(walked.min()), fallen=int(fallen.sum()), replays=replays,
         video=video_path)
 
@@ -215,7 +215,10 @@ def report(result: DemoResult) -> list[str]:
     """What the demo prints at the end (and tools/figures/demo_figures.py publishes)."""
     local = result.replays[-1]
     lines = [
-        f"worker: Python {result.python} (numpy {result.numpy}), pid {result.pid}",
+        f"worker: Python {result.python} (numpy {result.numpy}), pid {result.pids[0]}"
+        if len(result.pids) == 1 else
+        f"workers: Python {result.python} (numpy {result.numpy}), {len(result.pids)} "
+        f"processes (the default split), pids {', '.join(map(str, result.pids))}",
         f"{result.num_envs} quadrupeds walked {result.steps} steps "
         f"({result.steps * 0.02:.0f} s): mean distance {result.distance_m:.2f} m forward "
         f"(least {result.min_distance_m:.2f} m), {result.fallen} fell",
