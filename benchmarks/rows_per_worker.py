@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,7 @@ def run(python: str, sizes: list[int], reps: int, budget: float) -> list[dict[st
                 got = rates[str(count)]
                 rows.append({"model": f"{model} x{substeps}", "num_envs": num_envs,
                              "workers": count, "default": count == default,
-                             "rate": sorted(got)[len(got) // 2],
+                             "rate": statistics.median(got),
                              "ratio": paired_ratio(got, base)})
             print(f"{model} x{substeps} N={num_envs}: " + "  ".join(
                 f"{r['workers']} {r['rate']:,.0f}/s {r['ratio']:.2f}x"

@@ -211,14 +211,20 @@ def _recorder(video: str | None, sim: Backend, fps: float) -> Any:
         return None
 
 
+def workers_line(result: DemoResult) -> str:
+    """Which interpreter the walk ran on, and in how many processes."""
+    python = f"Python {result.python} (numpy {result.numpy})"
+    if len(result.pids) == 1:
+        return f"worker: {python}, pid {result.pids[0]}"
+    return (f"workers: {python}, {len(result.pids)} processes (the default split), "
+            f"pids {', '.join(map(str, result.pids))}")
+
+
 def report(result: DemoResult) -> list[str]:
     """What the demo prints at the end (and tools/figures/demo_figures.py publishes)."""
     local = result.replays[-1]
     lines = [
-        f"worker: Python {result.python} (numpy {result.numpy}), pid {result.pids[0]}"
-        if len(result.pids) == 1 else
-        f"workers: Python {result.python} (numpy {result.numpy}), {len(result.pids)} "
-        f"processes (the default split), pids {', '.join(map(str, result.pids))}",
+        workers_line(result),
         f"{result.num_envs} quadrupeds walked {result.steps} steps "
         f"({result.steps * 0.02:.0f} s): mean distance {result.distance_m:.2f} m forward "
         f"(least {result.min_distance_m:.2f} m), {result.fallen} fell",
