@@ -5,7 +5,7 @@
 
 A single-threaded engine (here MuJoCo 3.2 on the Python 3.8 worker, ``UNISIM_PY38``) gets
 one worker per core with at least ``split.MIN_ROWS_PER_WORKER`` envs each. At every N this
-times the worker counts that 64, 32 and 16 envs per worker give on this machine (``N //
+times the worker counts that 64, 32, 16 and 8 envs per worker give on this machine (``N //
 envs``, at most one per core), side by side in interleaved repetitions, on the cheapest
 model (the cartpole, 1 substep) and on a robot (the quadruped, 4 substeps), with random
 controls written every step. Ratios are medians of per-repetition ratios to the fewest
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figur
 from doc_figures import invocation, publish, stamp
 
 MODELS = (("cartpole", 1, None), ("quadruped", 4, "stand"))
-ENVS_EACH = (64, 32, 16)
+ENVS_EACH = (64, 32, 16, 8)
 
 
 def run(python: str, sizes: list[int], reps: int, budget: float) -> list[dict[str, Any]]:
