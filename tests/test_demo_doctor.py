@@ -38,7 +38,7 @@ def test_demo_walks_on_the_python38_worker_and_names_its_video(py38: str, tmp_pa
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert f"worker on Python 3.8 at {py38}" in out
-    workers = min(2, split.cores())  # 16 envs each at least (MuJoCo 3.2 is single-threaded)
+    workers = min(32 // split.MIN_ROWS_PER_WORKER, split.cores())  # MuJoCo 3.2: one thread
     named = (r"pid \d+" if workers == 1 else
              rf"{workers} processes \(the default split\), pids \d+(, \d+){{{workers - 1}}}")
     assert re.search(r"workers?: Python 3\.8\.\d+ \(numpy 1\.\d+\.\d+\), " + named + "\n",
