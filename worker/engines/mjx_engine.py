@@ -107,6 +107,10 @@ class HostSlots:
         return self.read("ctrl")
 
     def publish(self, arrays):
+        """Every copy starts before the first is waited for: each wait for a device-to-host
+        copy costs about half a millisecond, whatever its size (N=1,024 quadrupeds, H200)."""
+        for array in arrays.values():
+            array.copy_to_host_async()
         for name, array in arrays.items():
             self.slots[name][...] = np.asarray(array)
 
