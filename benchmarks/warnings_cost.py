@@ -3,10 +3,10 @@
     .venv/bin/python benchmarks/warnings_cost.py [--num-envs 4096] [--publish]
 
 Host side: ``nan_policy="raise"``'s finiteness check of ctrl, and the check of the flags
-every step makes (``WarningMonitor.after_step``, no env flagged). Worker side: the engine's ``warnings()``
-(MuJoCo's per-env warning counters into the flags slot), for the ``mujoco.batch`` stepper
-and the MjData loop, run here in-process on this interpreter's MuJoCo. Prints microseconds;
-asserts nothing.
+every step makes (``WarningMonitor.after_step``, no env flagged). Worker side: the engine's
+``warnings()`` (MuJoCo's per-env warning counters into the flags slot), for the
+``mujoco.batch`` stepper and the MjData loop, run here in-process on this interpreter's
+MuJoCo. Prints microseconds; asserts nothing.
 """
 
 from __future__ import annotations
