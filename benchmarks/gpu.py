@@ -4,8 +4,9 @@ For each N: MJX stepped in this process (the worker's own jitted step function),
 unisim worker with the CUDA IPC data plane (torch CUDA tensors, no host copy), and MJX in a
 unisim worker with host shared memory (a host round trip each step). Then MuJoCo's CPU
 ``mujoco.batch`` at N=4,096, in-process (ctrl set once) and behind unisim (ctrl written and
-state copied to the slots every step). Modes alternate in rounds; the median round is
-reported, and each ratio is the median of the rounds' paired ratios.
+state copied to the slots every step). Modes alternate in rounds, each round starting with
+the next mode; the median round is reported, and each ratio is the median of the rounds'
+paired ratios.
 Throughput: env-steps/s over a run of back-to-back steps, synchronised at the end.
 Latency: one step including synchronisation, median.
 
@@ -174,8 +175,9 @@ def compare(modes: list[Mode], num_envs: int, steps: int,
             print(f"  {mode.name} failed:\n{traceback.format_exc()}", flush=True)
             modes.remove(mode)
     results: dict[str, list[tuple[float, float]]] = {m.name: [] for m in modes}
-    for _ in range(rounds):
-        for mode in modes:
+    for round_ in range(rounds):  # each round starts with the next mode: no mode always first
+        start = round_ % len(modes)
+        for mode in modes[start:] + modes[:start]:
             results[mode.name].append(measure(mode, num_envs, steps))
     base = [rate for rate, _ in results[modes[0].name]] if modes else []
     rows = []
