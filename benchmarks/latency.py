@@ -2,9 +2,11 @@
 
 The floor is ``echo.py`` on the worker's interpreter answering frames of the size of a
 unisim STEP request through blocking ``os.write``/``os.read`` on a pipe pair: the same two
-process wake-ups as a unisim round trip and nothing else. Two more references say what a
-doorbell step cannot go below: ``bell_echo.py`` answering a doorbell line at once (the
-handoff and the waiting on both sides), and the model's physics step in-process.
+process wake-ups as a unisim round trip and nothing else. More references say what a step
+cannot go below: ``bell_echo.py`` answering a doorbell line at once (the handoff and the
+waiting on both sides), ``step_floor.py`` doing a STEP's work in the fewest lines of Python
+on either transport (the least a Python worker can cost there), and the model's physics
+step in-process.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import msgpack
 import numpy as np
 from systems import HERE
 
@@ -60,14 +63,20 @@ class BellFloor:
     STOP = 0xFFFFFFFF
 
     def __init__(self, python: str) -> None:
+        self._start(python, "bell_echo.py", bell.LINE_BYTES, [])
+
+    def _start(self, python: str, script: str, size: int, args: list[str],
+               **popen: Any) -> None:
+        """Map a shared file of ``size`` bytes (a doorbell line first), start ``script`` on
+        it and wait for the peer's first answer, request 0."""
         fd, path = tempfile.mkstemp(prefix="unisim-bell-floor-", dir="/dev/shm")
         try:
-            os.ftruncate(fd, bell.LINE_BYTES)
-            self.mapping = mmap.mmap(fd, bell.LINE_BYTES)
-            self.line = bell.Line(np.frombuffer(self.mapping, dtype="<u4"))
+            os.ftruncate(fd, size)
+            self.mapping = mmap.mmap(fd, size)
+            self.line = bell.Line(np.frombuffer(self.mapping, dtype="<u4", count=bell.WORDS))
             self.line.words[bell.REPLY] = self.STOP
-            self.process = subprocess.Popen([python, str(HERE / "py38" / "bell_echo.py"),
-                                             str(BOOTSTRAP.parent), path])
+            self.process = subprocess.Popen([python, str(HERE / "py38" / script),
+                                             str(BOOTSTRAP.parent), path, *args], **popen)
             try:
                 self._await(0, timeout=60.0)  # the peer maps the line, then answers request 0
             except BaseException:
@@ -83,7 +92,7 @@ class BellFloor:
 
         def between_slices() -> None:
             if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"bell_echo.py did not answer (exit {self.process.poll()})")
+                raise RuntimeError(f"the floor's peer did not answer (exit {self.process.poll()})")
 
         value = self.line.words[bell.REPLY]
         while value != request:
@@ -96,11 +105,58 @@ class BellFloor:
         if self.line.spin(bell.REPLY, self.request - 1, 50e-6) != self.request:  # a late answer
             self._await(self.request)
 
-    def close(self) -> None:
+    def _stop(self) -> None:
         self.line.ring(self.STOP, bell.CMD_STEP)
+
+    def close(self) -> None:
+        self._stop()
         self.process.wait(timeout=10)
         del self.line  # the numpy view over the mapping, which must go first
         self.mapping.close()
+
+
+class StepFloor(BellFloor):
+    """The least doorbell step: a ``step_floor.py`` peer does a STEP's work for one env of
+    ``model`` (ctrl in, ``mj_step``, state out, in shared memory) in the fewest lines of
+    Python, with the waiting of ``BellFloor``. What a Python worker on the doorbell cannot
+    go below; unisim's step above it is the cost of its layers."""
+
+    TRANSPORT = "doorbell"
+
+    def __init__(self, python: str, model: str = "cartpole", **popen: Any) -> None:
+        import mujoco
+
+        from unisim import models
+
+        path = models.resolve(model)
+        physics = mujoco.MjModel.from_xml_path(path)
+        size = bell.LINE_BYTES + 8 * (physics.nu + physics.nq + physics.nv)
+        self._start(python, "step_floor.py", size, [path, self.TRANSPORT], **popen)
+
+
+class PipeStepFloor(StepFloor):
+    """The least pipe-path step: the same peer, asked by a msgpack STEP request in one
+    frame on its stdin, answering with a msgpack reply frame, as unisim's wire format has
+    it, without unisim's checks and layers on either side."""
+
+    TRANSPORT = "pipe"
+
+    def __init__(self, python: str, model: str = "cartpole") -> None:
+        super().__init__(python, model, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         bufsize=0)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.out, self.inp = self.process.stdin.fileno(), self.process.stdout.fileno()
+
+    def trip(self) -> None:
+        self.request += 1
+        body = msgpack.packb([protocol.Kind.REQUEST, self.request, protocol.Command.STEP, {}])
+        os.write(self.out, protocol.framing.header(len(body)) + body)
+        reply = os.read(self.inp, 4096)  # a small frame written in one write comes whole
+        msgpack.unpackb(reply[protocol.framing.HEADER.size:])
+
+    def _stop(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
 
 
 def physics_step(model: str = "cartpole") -> Callable[[], object]:

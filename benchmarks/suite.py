@@ -28,7 +28,17 @@ from typing import Any
 
 import mujoco
 import numpy as np
-from latency import STEP_FRAME, BellFloor, PipeFloor, cartpole, physics_step, pin_apart, trips
+from latency import (
+    STEP_FRAME,
+    BellFloor,
+    PipeFloor,
+    PipeStepFloor,
+    StepFloor,
+    cartpole,
+    physics_step,
+    pin_apart,
+    trips,
+)
 from lineup import (
     ANT_ASYNC,
     ASYNC,
@@ -104,8 +114,9 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> None:
 
 def latency(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]) -> None:
     """Interleaved blocks of round trips: the pipe floor, unisim step (pipe, doorbell) and ping,
-    and what a doorbell step cannot beat: the doorbell floor and the physics alone. The host
-    runs on one core and every peer on another (``pin_apart``)."""
+    and what a step cannot beat: the doorbell floor, the least Python step on each transport
+    and the physics alone. The host runs on one core and every peer on another
+    (``pin_apart``)."""
     calls: dict[str, tuple[str, Callable[[], object]]] = {}  # label -> (floor label, call)
     closers: list[Callable[[], None]] = []
     peers: list[int] = []
@@ -125,8 +136,14 @@ def latency(cfg: Settings, interpreters: dict[str, str], results: dict[str, Any]
             bell_floor = BellFloor(python)
             closers.append(bell_floor.close)
             calls[f"doorbell floor, {HOST} <-> {tag} (no work)"] = (floor_label, bell_floor.trip)
+            least_bell, least_pipe = StepFloor(python), PipeStepFloor(python)
+            closers += [least_bell.close, least_pipe.close]
+            calls[f"least Python step, doorbell, {HOST} <-> {tag}"] = (floor_label,
+                                                                      least_bell.trip)
+            calls[f"least Python step, pipe (msgpack frames), {HOST} <-> {tag}"] = (
+                floor_label, least_pipe.trip)
             peers += [floor.process.pid, piped.worker_pid, belled.worker_pid,
-                      bell_floor.process.pid]
+                      bell_floor.process.pid, least_bell.process.pid, least_pipe.process.pid]
         closers.append(pin_apart(peers))
         first_floor = next(iter(calls))
         calls[f"physics alone: mj_step in-process, {HOST}"] = (first_floor, physics_step())
