@@ -65,8 +65,7 @@ ci: lint
 
 # Benchmarks (docs/benchmarks.md): the host venv with the `bench` extra, the 3.8 worker env,
 # and EnvPool in a venv of its own; without EnvPool the suite reports its rows as n/a.
-BENCH38 := benchmarks/py38/runner.py benchmarks/py38/echo.py benchmarks/py38/bell_echo.py \
-  benchmarks/py38/step_floor.py
+BENCH38 := benchmarks/py38/runner.py benchmarks/py38/echo.py benchmarks/py38/floor_peer.py
 ENVPOOL_VENV := .venv-envpool
 BENCH_ENV = UNISIM_PY38=$(if $(wildcard $(VENV38)/bin/python),$(abspath $(VENV38))/bin/python,)
 

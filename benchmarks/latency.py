@@ -3,8 +3,8 @@
 The floor is ``echo.py`` on the worker's interpreter answering frames of the size of a
 unisim STEP request through blocking ``os.write``/``os.read`` on a pipe pair: the same two
 process wake-ups as a unisim round trip and nothing else. More references say what a step
-cannot go below: ``bell_echo.py`` answering a doorbell line at once (the handoff and the
-waiting on both sides), ``step_floor.py`` doing a STEP's work in the fewest lines of Python
+cannot go below: ``floor_peer.py`` answering a doorbell line at once (the handoff and the
+waiting on both sides) or doing a STEP's work in the fewest lines of Python
 on either transport (the least a Python worker can cost there), and the model's physics
 step in-process.
 """
@@ -57,25 +57,24 @@ class PipeFloor:
 
 
 class BellFloor:
-    """A ``bell_echo.py`` peer on ``python`` over a doorbell line of its own; ``trip()`` rings
+    """A ``floor_peer.py`` peer on ``python`` over a doorbell line of its own; ``trip()`` rings
     it and waits for the answer as ``DoorbellStepping`` does (spin, then futex sleeps)."""
 
     STOP = 0xFFFFFFFF
 
     def __init__(self, python: str) -> None:
-        self._start(python, "bell_echo.py", bell.LINE_BYTES, [])
+        self._start(python, bell.LINE_BYTES, [])
 
-    def _start(self, python: str, script: str, size: int, args: list[str],
-               **popen: Any) -> None:
-        """Map a shared file of ``size`` bytes (a doorbell line first), start ``script`` on
-        it and wait for the peer's first answer, request 0."""
+    def _start(self, python: str, size: int, args: list[str], **popen: Any) -> None:
+        """Map a shared file of ``size`` bytes (a doorbell line first), start the peer on it
+        with ``args`` and wait for its first answer, request 0."""
         fd, path = tempfile.mkstemp(prefix="unisim-bell-floor-", dir="/dev/shm")
         try:
             os.ftruncate(fd, size)
             self.mapping = mmap.mmap(fd, size)
             self.line = bell.Line(np.frombuffer(self.mapping, dtype="<u4", count=bell.WORDS))
             self.line.words[bell.REPLY] = self.STOP
-            self.process = subprocess.Popen([python, str(HERE / "py38" / script),
+            self.process = subprocess.Popen([python, str(HERE / "py38" / "floor_peer.py"),
                                              str(BOOTSTRAP.parent), path, *args], **popen)
             try:
                 self._await(0, timeout=60.0)  # the peer maps the line, then answers request 0
@@ -116,7 +115,7 @@ class BellFloor:
 
 
 class StepFloor(BellFloor):
-    """The least doorbell step: a ``step_floor.py`` peer does a STEP's work for one env of
+    """The least doorbell step: a ``floor_peer.py`` peer does a STEP's work for one env of
     ``model`` (ctrl in, ``mj_step``, state out, in shared memory) in the fewest lines of
     Python, with the waiting of ``BellFloor``. What a Python worker on the doorbell cannot
     go below; unisim's step above it is the cost of its layers."""
@@ -131,7 +130,7 @@ class StepFloor(BellFloor):
         path = models.resolve(model)
         physics = mujoco.MjModel.from_xml_path(path)
         size = bell.LINE_BYTES + 8 * (physics.nu + physics.nq + physics.nv)
-        self._start(python, "step_floor.py", size, [path, self.TRANSPORT], **popen)
+        self._start(python, size, [path, self.TRANSPORT], **popen)
 
 
 class PipeStepFloor(StepFloor):
