@@ -4,9 +4,9 @@ The floor is ``echo.py`` on the worker's interpreter answering frames of the siz
 unisim STEP request through blocking ``os.write``/``os.read`` on a pipe pair: the same two
 process wake-ups as a unisim round trip and nothing else. More references say what a step
 cannot go below: ``floor_peer.py`` answering a doorbell line at once (the handoff and the
-waiting on both sides) or doing a STEP's work in the fewest lines of Python
-on either transport (the least a Python worker can cost there), and the model's physics
-step in-process.
+waiting on both sides) or doing a STEP's work in the fewest lines of Python on either
+transport (the least a Python worker can cost there), and the model's physics step
+in-process.
 """
 
 from __future__ import annotations
