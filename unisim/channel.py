@@ -72,8 +72,8 @@ class Channel:
 
     def settle(self) -> None:
         """Collect the reply of a request whose wait was interrupted (e.g. by Ctrl-C)."""
-        self._check_alive()
-        if self._pending is not None:
+        if self.dead is not None or self._pending is not None:  # one test on every step
+            self._check_alive()
             self.wait()
 
     def reserve_id(self) -> int:

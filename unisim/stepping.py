@@ -45,7 +45,11 @@ class PipeStepping:
 
 
 class DoorbellStepping:
-    """Sequence counters in each worker's arena line; no syscall when both sides spin."""
+    """Sequence counters in each worker's arena line; no syscall when both sides spin.
+
+    Its step path is flat on purpose: at N=1 a step takes a few microseconds, and each call
+    layer on that path costs a tenth of one or more (``benchmarks/latency.py``).
+    """
 
     def __init__(self, pool: WorkerPool, lines: list[Any]) -> None:
         self.pool = pool
@@ -55,6 +59,8 @@ class DoorbellStepping:
         pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US}, 10.0)
         # The workers now wait on their lines, not the pipe.
         pool.signal = LineSignal(pool.members, self.lines)
+        self._ends = [(member, member.channel, line)
+                      for member, line in zip(pool.members, self.lines, strict=True)]
         self._inflight: list[int] = []  # request ids sent, not all replies seen
         self._forecast = bell.Forecast(HOST_SPIN)  # when the replies are due
         self._sent = 0.0  # time.perf_counter() when the last STEP was rung
@@ -62,17 +68,19 @@ class DoorbellStepping:
         self._timeout = 0.0
 
     def settle(self) -> None:
-        self.pool.settle()
+        for _, channel, _ in self._ends:
+            channel.settle()
         if self._inflight:
             self._collect()
 
     def step(self, substeps: int, timeout: float) -> None:
-        ids = []
-        for member, line in zip(self.pool.members, self.lines, strict=True):  # alive: settled
-            request_id = member.channel.reserve_id()
+        ids: list[int] = []
+        self._inflight = ids
+        for _, channel, line in self._ends:  # alive: settled
+            request_id = channel.reserve_id()
             line.ring(request_id, bell.CMD_STEP, substeps)
             ids.append(request_id)
-        self._inflight, self._timeout = ids, timeout
+        self._timeout = timeout
         sent = self._sent = time.perf_counter()
         if self._waited:  # the last wait, learnt while the workers step (off the critical path)
             self._forecast.observe(self._waited)
@@ -80,36 +88,33 @@ class DoorbellStepping:
         self._waited = time.perf_counter() - sent
 
     def _collect(self) -> None:
+        """Wait for each reply in flight, then read what its pipe holds for it; raise the
+        first failure once every reply is in. A reply due within the spin (a short step)
+        costs no more than the spin."""
         failure: UnisimError | None = None
         doze, spin = self._forecast.plan()
-        for member, line, request_id in zip(self.pool.members, self.lines, self._inflight,
-                                            strict=True):
+        timeout = self._timeout
+        for (member, channel, line), request_id in zip(self._ends, self._inflight,
+                                                       strict=True):
+            words = line.words
             try:
-                self._await(member, line, request_id, doze, spin)
+                value = words[bell.REPLY]
+                if value != request_id and not doze:
+                    value = line.spin(bell.REPLY, value, spin)
+                    spin = 0.0  # spent
+                if value != request_id:
+                    self._sleep_until(member, line, request_id, value, doze, spin)
                 doze = 0.0  # the first worker's reply came when due: the others' are due too
+                if words[bell.STATUS] == bell.STATUS_ERROR:
+                    channel.collect(request_id, Command.STEP, timeout)
+                else:
+                    channel.finish(request_id, Command.STEP, timeout)
             except UnisimError as exc:
                 failure = failure or exc
         self._inflight = []
         if failure is not None:
             self.pool.after_failure(failure)
             raise failure
-
-    def _await(self, member: Any, line: Any, request_id: int, doze: float,
-               spin: float) -> None:
-        """Wait for ``request_id``'s reply on ``line``, then read what the pipe holds for it.
-        A reply due within the spin (a short step) costs no more than the spin."""
-        words = line.words
-        value = words[bell.REPLY]
-        if value != request_id and not doze:
-            value = line.spin(bell.REPLY, value, spin)
-            spin = 0.0  # spent
-        if value != request_id:
-            self._sleep_until(member, line, request_id, value, doze, spin)
-        channel = member.channel
-        if words[bell.STATUS] == bell.STATUS_ERROR:
-            channel.collect(request_id, Command.STEP, self._timeout)
-        else:
-            channel.finish(request_id, Command.STEP, self._timeout)
 
     def _sleep_until(self, member: Any, line: Any, request_id: int, value: int, doze: float,
                      spin: float) -> None:
