@@ -22,6 +22,19 @@ from .base import Engine, EngineFault
 from .mjmodel import Scene
 
 
+def bound_step(stepper, slots):
+    """``step(substeps)``: ``stepper``'s step over ``slots``, then its warnings, with the
+    slots looked up once (at ATTACH) rather than on every step."""
+    ctrl, qpos, qvel, out = slots["ctrl"], slots["qpos"], slots["qvel"], slots["warnings"]
+    step, warnings = stepper.step, stepper.warnings
+
+    def stepped(substeps):
+        step(ctrl, substeps, qpos, qvel)
+        warnings(out)
+
+    return stepped
+
+
 class LoopStepper:
     """Every env in one scratch ``MjData``, stepped in a Python loop (any MuJoCo 3.x;
     single-threaded), as ``mujoco.batch`` does in C.
@@ -33,6 +46,7 @@ class LoopStepper:
     """
 
     name = "loop"
+    bind = bound_step
 
     def __init__(self, mujoco, model, num_envs, keyframe, threads):
         self.mujoco = mujoco
@@ -44,10 +58,11 @@ class LoopStepper:
         self.raised = np.zeros(num_envs, dtype=np.uint8)  # warning bits since warnings()
         self._columns()
         # The scratch data's warning table (mjWarningStat: lastinfo, number) as contiguous
-        # bytes: one bytes comparison per env step (~0.4 us) tells whether it warned.
+        # bytes: one comparison of ``warned()`` with ``clean`` per env step tells whether it
+        # warned (``tobytes`` and ``==``: twice as fast as comparing the memoryview).
         self.table = warning_table(self.data)
-        self.counter = memoryview(self.table).cast("B")
-        self.clean = bytes(len(self.counter))
+        self.warned = memoryview(self.table).cast("B").tobytes
+        self.clean = bytes(self.table.nbytes)
         self.models = [model] * num_envs  # one copy each once physics is randomised
         self.queue = None  # (fd, chunk bounds, warnings slot) once rows are shared
         self.reset_rows(range(num_envs), None, None)
@@ -78,8 +93,9 @@ class LoopStepper:
         self.ctrl = states[:, ctrl_at:ctrl_at + model.nu]
 
     def own_models(self):
-        """Give every env its own ``MjModel`` copy, for per-env physics parameters."""
-        self.models = [copy.copy(self.model) for _ in self.models]
+        """Give every env its own ``MjModel`` copy, for per-env physics parameters (in place:
+        ``SingleStepper.bind`` holds the list)."""
+        self.models[:] = [copy.copy(self.model) for _ in self.models]
 
     def step(self, ctrl, substeps, qpos, qvel):
         if self.queue is None:
@@ -101,13 +117,13 @@ class LoopStepper:
     def step_rows(self, lo, hi, ctrl, substeps):
         mujoco, data, spec = self.mujoco, self.data, self.spec
         set_state, get_state, mj_step = mujoco.mj_setState, mujoco.mj_getState, mujoco.mj_step
-        counter, clean = self.counter, self.clean
+        warned, clean = self.warned, self.clean
         self.ctrl[lo:hi] = ctrl[lo:hi]  # loaded with each state: no numpy call per env
         for i, model, state in zip(range(lo, hi), self.models[lo:hi], self.states[lo:hi]):
             set_state(model, data, state, spec)
             mj_step(model, data, substeps)
             get_state(model, data, state, spec)
-            if counter != clean:
+            if warned() != clean:
                 self._collect_warnings(i)
 
     def _collect_warnings(self, i):
@@ -135,7 +151,7 @@ class LoopStepper:
                 data.qvel[:] = qvel[i]
             self.raised[i] = 0  # a reset clears an env's warnings, as mj_resetData does
             mujoco.mj_forward(model, data)
-            if self.counter != self.clean:
+            if self.warned() != self.clean:
                 self._collect_warnings(i)
             self.store(i)
 
@@ -183,29 +199,32 @@ class SingleStepper(LoopStepper):
     def _columns(self):
         data = self.data
         self.qpos, self.qvel, self.ctrl = data.qpos[None], data.qvel[None], data.ctrl[None]
-        self._slots = (None, None, None)  # the slots ``step`` copies between, as given
-        self._raised = memoryview(self.raised)
 
-    # One env's step is mostly fixed costs, so its copies go through byte memoryviews:
-    # about 40 ns each, where numpy takes 150-220 ns (3.11, 3.8) for rows this small.
+    def bind(self, slots):
+        """The step over ``slots``, down to its fixed costs: the copies go through byte
+        memoryviews (about 40 ns each, where numpy takes 150-220 ns for rows this small) and
+        everything is looked up once, here."""
+        ctrl_in, qpos_out, qvel_out, warnings_out, ctrl_here, qpos_here, qvel_here = (
+            byte_view(array) for array in (slots["ctrl"], slots["qpos"], slots["qvel"],
+                                           slots["warnings"], self.ctrl, self.qpos, self.qvel))
+        mj_step, models, data = self.mujoco.mj_step, self.models, self.data
+        warned, clean, raised = self.warned, self.clean, memoryview(self.raised)
+
+        def step(substeps):
+            ctrl_here[:] = ctrl_in
+            mj_step(models[0], data, substeps)
+            if warned() != clean:
+                self._collect_warnings(0)
+            qpos_out[:] = qpos_here
+            qvel_out[:] = qvel_here
+            warnings_out[0] = raised[0]
+            raised[0] = 0
+
+        return step
 
     def step(self, ctrl, substeps, qpos, qvel):
-        slots = self._slots
-        if ctrl is not slots[0] or qpos is not slots[1] or qvel is not slots[2]:
-            self._slots = (ctrl, qpos, qvel)
-            self._bytes = [byte_view(array) for array in (
-                ctrl, qpos, qvel, self.ctrl, self.qpos, self.qvel)]
-        ctrl_in, qpos_out, qvel_out, ctrl_here, qpos_here, qvel_here = self._bytes
-        ctrl_here[:] = ctrl_in
-        self.mujoco.mj_step(self.models[0], self.data, substeps)
-        if self.counter != self.clean:
-            self._collect_warnings(0)
-        qpos_out[:] = qpos_here
-        qvel_out[:] = qvel_here
-
-    def warnings(self, out):
-        out[0] = self._raised[0]
-        self._raised[0] = 0
+        """Not the loop's, which would load a stale row: one env steps through ``bind``."""
+        raise NotImplementedError("SingleStepper steps through bind(slots)")
 
     def set_const(self, i, keep_state):
         self.store(i)  # the row the base class reloads the state from
@@ -220,6 +239,7 @@ class BatchStepper:
     """``mujoco.batch.Batch`` on every core (MuJoCo 4)."""
 
     name = "batch"
+    bind = bound_step
 
     def __init__(self, mujoco, model, num_envs, keyframe, threads):
         import mujoco.batch
@@ -274,6 +294,7 @@ class MujocoEngine(Engine):
     def __init__(self):
         self.slots = {}
         self.stepper = None
+        self._step = unattached  # the stepper's step over the slots, bound at ATTACH
         self.frames = None
         self.images = ArenaCache(keep=1)
 
@@ -323,6 +344,7 @@ class MujocoEngine(Engine):
 
     def attach(self, slots):
         self.slots = slots
+        self._step = self.stepper.bind(slots)
         queue = self.queue
         if queue is not None:
             self.stepper.share(slots, queue["fd"], queue["bounds"], queue["owner"])
@@ -332,12 +354,10 @@ class MujocoEngine(Engine):
         self.stepper.publish(everything, slots["qpos"], slots["qvel"])
 
     def step(self, substeps):
-        slots = self.slots
         try:
-            self.stepper.step(slots["ctrl"], substeps, slots["qpos"], slots["qvel"])
+            self._step(substeps)
         except Exception as exc:
             raise EngineFault("MuJoCo step failed: %s" % exc) from exc
-        self.stepper.warnings(slots["warnings"])
 
     def reset(self, use_qpos, use_qvel):
         slots = self.slots
@@ -381,6 +401,10 @@ def warning_names(mujoco):
     members = [(int(w), name) for name, w in mujoco.mjtWarning.__members__.items()
                if name != "mjNWARNING"]
     return [name[len("mjWARN_"):].lower() for _, name in sorted(members)]
+
+
+def unattached(substeps):
+    raise RuntimeError("STEP before ATTACH: the engine has no slots to step in yet")
 
 
 def stepper_for(mujoco, num_envs, queue):
