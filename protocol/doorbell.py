@@ -155,22 +155,23 @@ class Forecast:
     A wait shorter than the forecast is believed at once (dozing too long costs latency);
     a longer one moves the forecast a fifth of the way (spinning a little long costs only
     CPU). A waiter dozes until ``margin`` before the forecast (a tenth of it, at least
-    ``MARGIN``, at most ``MAX_MARGIN``), then spins across twice the margin.
+    ``MARGIN``, at most ``MAX_MARGIN``), then spins across twice the margin. ``plan`` is
+    worked out when a wait is observed, after the answer, so that reading it costs the next
+    wait nothing.
     """
 
     def __init__(self, spin_seconds):
         self.spin_seconds = spin_seconds
         self.expected = 0.0
-
-    def plan(self):
-        """``(doze_seconds, spin_seconds)`` for the next wait."""
-        margin = min(max(MARGIN, 0.1 * self.expected), MAX_MARGIN)
-        if self.expected <= margin:  # due at once: spin as always
-            return 0.0, self.spin_seconds
-        return self.expected - margin, self.spin_seconds + 2 * margin
+        self.plan = (0.0, spin_seconds)  # (doze_seconds, spin_seconds) for the next wait
 
     def observe(self, seconds):
         if seconds < self.expected or self.expected == 0.0:
             self.expected = seconds
         else:
             self.expected += 0.2 * (seconds - self.expected)
+        margin = min(max(MARGIN, 0.1 * self.expected), MAX_MARGIN)
+        if self.expected <= margin:  # due at once: spin as always
+            self.plan = (0.0, self.spin_seconds)
+        else:
+            self.plan = (self.expected - margin, self.spin_seconds + 2 * margin)

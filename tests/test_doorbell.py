@@ -62,3 +62,19 @@ def test_close_releases_the_arena_at_once_without_a_gc_pass() -> None:
         assert descriptors() == before
     finally:
         gc.enable()
+
+
+def test_the_forecast_dozes_only_before_an_answer_it_has_seen_come_late() -> None:
+    """A waiter spins while answers come at once, and dozes until shortly before a slow
+    answer is due; a quicker answer is believed at once, a slower one a fifth of the way."""
+    forecast = unisim.protocol.doorbell.Forecast(100e-6)
+    assert forecast.plan == (0.0, 100e-6)
+    forecast.observe(20e-6)  # quick: within the spin's margin
+    assert forecast.plan == (0.0, 100e-6)
+    forecast.observe(10e-3)  # slower: a fifth of the way from 20 us to 10 ms
+    expected = 20e-6 + 0.2 * (10e-3 - 20e-6)
+    doze, spin = forecast.plan
+    assert doze == pytest.approx(expected - 0.1 * expected)
+    assert spin == pytest.approx(100e-6 + 0.2 * expected)
+    forecast.observe(1e-3)  # quicker: believed at once
+    assert forecast.plan[0] == pytest.approx(1e-3 - 150e-6)  # the least margin

@@ -92,7 +92,7 @@ class DoorbellStepping:
         first failure once every reply is in. A reply due within the spin (a short step)
         costs no more than the spin."""
         failure: UnisimError | None = None
-        doze, spin = self._forecast.plan()
+        doze, spin = self._forecast.plan
         timeout = self._timeout
         for (member, channel, line), request_id in zip(self._ends, self._inflight,
                                                        strict=True):

@@ -87,7 +87,7 @@ class BellRequests:
 
     def serve_one(self, worker):
         line, words = self.line, self.line.words
-        doze, spin = self.forecast.plan()
+        doze, spin = self.forecast.plan
         seq = line.await_change(bell.REQUEST, self.seen, bell.WORKER_WAITING, spin, SLICE,
                                 self.check_host, doze)
         waited = time.perf_counter() - self.replied_at
