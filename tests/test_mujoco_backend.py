@@ -11,6 +11,9 @@ import pytest
 
 import unisim
 from unisim import models
+from unisim.channel import Channel
+from unisim.errors import RemoteError
+from unisim.protocol import Command
 
 from . import reference
 
@@ -143,3 +146,16 @@ def test_xml_string_model_and_pipe_bytes_constant_in_num_envs() -> None:
             after = int(io.read_text().split("wchar: ")[1].split()[0])
             written.append((after - before) / 100)
     assert written[0] == written[1] <= 256
+
+
+def test_a_step_before_attach_is_refused_and_the_worker_serves_on(py38_channel: Channel) -> None:
+    """The engine steps in the slots that ATTACH maps; a STEP before them is the caller's
+    mistake, answered as such, not an engine fault that takes the worker down."""
+    py38_channel.hello(30)
+    py38_channel.request(Command.INIT, {"engine": "mujoco", "num_envs": 1, "keyframe": None,
+                                        "model": str(models.path("cartpole")),
+                                        "options": {}}, 60)
+    with pytest.raises(RemoteError, match="STEP before ATTACH") as error:
+        py38_channel.request(Command.STEP, {}, 10)
+    assert not error.value.faulted
+    assert py38_channel.request(Command.PING, {}, 10) == {}

@@ -249,7 +249,10 @@ class Worker:
     def step(self, substeps):
         if substeps < 1:
             raise ValueError("STEP substeps must be at least 1, got %d" % substeps)
-        self.require_engine(Engine).step(substeps)
+        engine = self.require_engine(Engine)
+        if not self.slots:
+            raise RuntimeError("STEP before ATTACH: the engine has no slots to step in yet")
+        engine.step(substeps)
         return {}
 
     def on_reset(self, payload):

@@ -294,7 +294,7 @@ class MujocoEngine(Engine):
     def __init__(self):
         self.slots = {}
         self.stepper = None
-        self._step = unattached  # the stepper's step over the slots, bound at ATTACH
+        self._step = None  # the stepper's step over the slots, bound at ATTACH
         self.frames = None
         self.images = ArenaCache(keep=1)
 
@@ -401,10 +401,6 @@ def warning_names(mujoco):
     members = [(int(w), name) for name, w in mujoco.mjtWarning.__members__.items()
                if name != "mjNWARNING"]
     return [name[len("mjWARN_"):].lower() for _, name in sorted(members)]
-
-
-def unattached(substeps):
-    raise RuntimeError("STEP before ATTACH: the engine has no slots to step in yet")
 
 
 def stepper_for(mujoco, num_envs, queue):
