@@ -144,13 +144,14 @@ class WorkerStepper:
         self.warnings = np.zeros(num_envs, dtype=np.uint8)
         self.num_envs = num_envs
         self.substeps = substeps
+        self._step = self.stepper.bind({"ctrl": self.ctrl, "qpos": self.qpos,
+                                        "qvel": self.qvel, "warnings": self.warnings})
 
     def step(self):
-        self.stepper.step(self.ctrl, self.substeps, self.qpos, self.qvel)
-        self.stepper.warnings(self.warnings)
+        self._step(self.substeps)
 
     def close(self):
-        self.stepper = None
+        self.stepper = self._step = None
 
 
 class EnvPoolSystem:
