@@ -68,8 +68,7 @@ class DoorbellStepping:
         self._timeout = 0.0
 
     def settle(self) -> None:
-        for _, channel, _ in self._ends:
-            channel.settle()
+        self.pool.settle()
         if self._inflight:
             self._collect()
 
