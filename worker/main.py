@@ -226,15 +226,16 @@ class Worker:
     def on_attach(self, payload):
         engine = self.require_engine()
         host, device = schemas.parse_attach_request(payload)
-        self.slots = arena.attach(host)
+        slots = arena.attach(host)
         if device is not None:  # device-resident slots, shared by CUDA IPC
             from unisim.protocol.cuda_arena import DeviceMapping
 
             if not engine.device_resident:
                 raise ValueError("engine %s keeps its state in host memory; use data_plane='shm'"
                                  % type(engine).__name__)
-            self.slots.update(DeviceMapping(device).regions)
-        engine.attach(self.slots)
+            slots.update(DeviceMapping(device).regions)
+        engine.attach(slots)
+        self.slots = slots  # only once the engine holds them: STEP checks that it does
         return {}
 
     def on_doorbell(self, payload):
@@ -251,7 +252,8 @@ class Worker:
             raise ValueError("STEP substeps must be at least 1, got %d" % substeps)
         engine = self.require_engine(Engine)
         if not self.slots:
-            raise RuntimeError("STEP before ATTACH: the engine has no slots to step in yet")
+            raise RuntimeError("STEP before ATTACH: the engine has no slots to step in yet; "
+                               "send ATTACH first")
         engine.step(substeps)
         return {}
 
