@@ -24,7 +24,6 @@ import numpy as np
 from runner import install_packages
 
 STOP = 0xFFFFFFFF
-REPLY_KIND = 3  # protocol.Kind.REPLY
 
 
 def main():
@@ -65,7 +64,7 @@ def main():
             line.publish(bell.REPLY, seen, bell.HOST_WAITING)
     import msgpack
 
-    from unisim.protocol import framing
+    from unisim.protocol import Kind, framing
 
     size = framing.HEADER.size
     while True:
@@ -77,7 +76,7 @@ def main():
         step(model, data)
         qpos_out[:] = qpos
         qvel_out[:] = qvel
-        body = msgpack.packb([REPLY_KIND, request_id, command, None])
+        body = msgpack.packb([Kind.REPLY, request_id, command, None])
         os.write(1, framing.header(len(body)) + body)
 
 
