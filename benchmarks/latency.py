@@ -1,8 +1,9 @@
 """Round trips: the raw pipe floor between two interpreters, and unisim's step and ping.
 
 The floor is ``echo.py`` on the worker's interpreter answering frames of the size of a
-unisim STEP request through blocking ``os.write``/``os.read`` on a pipe pair: the same two
-process wake-ups as a unisim round trip and nothing else. More references say what a step
+unisim STEP request through blocking ``os.write``/``os.read`` on a pipe pair: two process
+wake-ups and nothing else, the round trip of a pipe protocol whose ends do not spin (unisim's
+both spin before they sleep, on either transport). More references say what a step
 cannot go below: ``floor_peer.py`` answering a doorbell line at once (the handoff and the
 waiting on both sides) or doing a STEP's work in the fewest lines of Python on either
 transport (the least a Python worker can cost there), and the model's physics step
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import select
 import subprocess
 import tempfile
 import time
@@ -25,6 +27,7 @@ from systems import HERE
 
 import unisim
 import unisim.protocol as protocol
+from unisim.pool import HOST_SPIN
 from unisim.process import BOOTSTRAP
 
 bell = protocol.doorbell
@@ -136,7 +139,8 @@ class StepFloor(BellFloor):
 class PipeStepFloor(StepFloor):
     """The least pipe-path step: the same peer, asked by a msgpack STEP request in one
     frame on its stdin, answering with a msgpack reply frame, as unisim's wire format has
-    it, without unisim's checks and layers on either side."""
+    it, each side spinning on the pipe before it blocks as unisim's pipe path does, without
+    unisim's checks and layers on either side."""
 
     TRANSPORT = "pipe"
 
@@ -145,11 +149,17 @@ class PipeStepFloor(StepFloor):
                          bufsize=0)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.out, self.inp = self.process.stdin.fileno(), self.process.stdout.fileno()
+        poller = select.poll()
+        poller.register(self.inp, select.POLLIN)
+        self.poll = poller.poll
 
     def trip(self) -> None:
         self.request += 1
         body = msgpack.packb([protocol.Kind.REQUEST, self.request, protocol.Command.STEP, {}])
         os.write(self.out, protocol.framing.header(len(body)) + body)
+        end = time.perf_counter() + HOST_SPIN  # the pipe path's spin, then a blocking read
+        while not self.poll(0) and time.perf_counter() < end:
+            os.sched_yield()
         reply = os.read(self.inp, 4096)  # a small frame written in one write comes whole
         msgpack.unpackb(reply[protocol.framing.HEADER.size:])
 

@@ -8,6 +8,8 @@ workers before any reply is awaited, so the workers run concurrently.
 from __future__ import annotations
 
 import itertools
+import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -19,6 +21,7 @@ from .errors import BackendDead, RemoteError, UnisimError
 from .process import WorkerProcess
 
 Command = protocol.Command
+HOST_SPIN = 50e-6  # seconds the host spins for a reply before it sleeps
 
 def split_rows(num_envs: int, workers: int) -> list[range]:
     """Contiguous, near-equal row ranges covering ``range(num_envs)``."""
@@ -46,13 +49,19 @@ class Signal(Protocol):
 
 
 class PipeSignal:
-    """The pipe alone: a worker reads its pipe, and the host's read blocks on the reply."""
+    """The pipe alone: a worker reads its pipe, and the host polls it for ``HOST_SPIN``
+    before its read blocks on the reply. A reply that comes within the spin (a ping, a
+    small step) then costs no wake-up of the host: of a pipe round trip, the wake-ups on
+    both sides are most."""
 
     def announce(self, member: Member, request_id: int) -> None:
         pass
 
     def await_reply(self, member: Member, request_id: int) -> None:
-        pass
+        ready, clock = member.channel.has_input, time.perf_counter
+        end = clock() + HOST_SPIN
+        while not ready() and clock() < end:
+            os.sched_yield()  # a worker waiting for this core gets it
 
 
 class WorkerPool:

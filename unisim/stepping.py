@@ -13,11 +13,10 @@ from typing import Any, Protocol
 import unisim.protocol as protocol
 
 from .errors import UnisimError
-from .pool import Member, WorkerPool
+from .pool import HOST_SPIN, Member, WorkerPool
 
 bell = protocol.doorbell
 Command = protocol.Command
-HOST_SPIN = 50e-6  # seconds the host spins for a reply (plus the forecast's margin)
 WORKER_SPIN_US = 100.0  # microseconds a worker spins for the next request
 SLICE = 0.02  # seconds between liveness and deadline checks while sleeping
 

@@ -11,14 +11,17 @@ waits on the line as a unisim worker does (a spin, then futex sleeps).
   one ``mj_step`` and copies the state out, as a worker's single stepper does, inline, with
   none of unisim's layers (dispatch, checks, error records): what a Python worker on that
   transport cannot go below. The request is rung on the line (``doorbell``) or is a msgpack
-  frame on stdin, answered by one on stdout (``pipe``).
+  frame on stdin, answered by one on stdout (``pipe``), waited for as a worker waits on
+  that transport (a spin, then a blocking read or a futex sleep).
 
 Request id 0xFFFFFFFF on the line, or the end of stdin, ends it.
 """
 
 import mmap
 import os
+import select
 import sys
+import time
 
 import numpy as np
 from runner import install_packages
@@ -67,7 +70,12 @@ def main():
     from unisim.protocol import Kind, framing
 
     size = framing.HEADER.size
+    poll = select.poll()
+    poll.register(0, select.POLLIN)
     while True:
+        end = time.perf_counter() + 100e-6  # the worker's spin for the next request
+        while not poll.poll(0) and time.perf_counter() < end:
+            os.sched_yield()
         chunk = os.read(0, 4096)  # the host writes a small frame in one write: it comes whole
         if not chunk:
             return
