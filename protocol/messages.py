@@ -49,7 +49,7 @@ class MessageError(ValueError):
 
 def pack(kind, request_id, command, payload):
     """Frame body of a message; ``payload`` is checked to be wire-safe."""
-    return codec.encode([kind, request_id, command, payload])
+    return codec.encode([kind, request_id, command, payload], payload)
 
 
 def unpack(body):

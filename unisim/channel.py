@@ -9,7 +9,9 @@ request.
 
 from __future__ import annotations
 
+import os
 import select
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -89,6 +91,16 @@ class Channel:
     def has_input(self) -> bool:
         """Whether the worker has written something not read yet. One non-blocking poll."""
         return self._reader.buffered() or bool(self._poll.poll(0))
+
+    def spin_for_input(self, seconds: float) -> None:
+        """Poll the pipe until the worker has written something or ``seconds`` pass: a
+        reply that comes within them is then read without the host falling asleep."""
+        if self._reader.buffered():
+            return
+        poll, clock = self._poll.poll, time.perf_counter
+        end = clock() + seconds
+        while not poll(0) and clock() < end:
+            os.sched_yield()  # a worker waiting for this core gets it
 
     def finish(self, request_id: int, command: int, timeout: float) -> None:
         """Read what the worker wrote on the pipe about a request answered outside it:

@@ -8,8 +8,6 @@ workers before any reply is awaited, so the workers run concurrently.
 from __future__ import annotations
 
 import itertools
-import os
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -58,10 +56,7 @@ class PipeSignal:
         pass
 
     def await_reply(self, member: Member, request_id: int) -> None:
-        ready, clock = member.channel.has_input, time.perf_counter
-        end = clock() + HOST_SPIN
-        while not ready() and clock() < end:
-            os.sched_yield()  # a worker waiting for this core gets it
+        member.channel.spin_for_input(HOST_SPIN)
 
 
 class WorkerPool:
