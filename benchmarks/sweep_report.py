@@ -188,28 +188,36 @@ def start(settings: dict[str, Any]) -> str:
 
 
 def block(data: dict[str, Any], before: dict[str, Any] | None, name: str) -> str:
+    """The figure block of a run; a section the run left out (``--only``) is left out."""
     m = data["machine"]
     s = data["settings"]
+    workload = (f"; {m['model']}, 1 substep, zero ctrl, {start(s)}" if data["sweep"] else "")
     parts = [
         f"`{data['command']}`: {m['cpus']} CPUs ({m['machine']}), Python {m['python']}, "
         f"MuJoCo {m['mujoco']}, numpy {m['numpy']}, 3.8 worker: "
-        f"{'MuJoCo 3.2 on ' + m['py38'] if m['py38'] else 'none'}; {m['model']}, 1 substep, "
-        f"zero ctrl, {start(s)}; {m['date']}; load average "
-        f"{', '.join(f'{x:.1f}' for x in m['load'])}.\n",
-        f"env-steps/s, median of {s['reps']} interleaved repetitions of {s['budget']} s; "
-        f"(ratio): median paired ratio to `{REF}`; [KxT]: the split, K workers x T threads.\n",
-        throughput(data),
-        f"\n![env-steps/s against N and against workers](figures/{name}.png)\n",
-        "\nWhere a step's time goes, by subtraction of the rows above (ms per step):\n",
-        profile(data),
+        f"{'MuJoCo 3.2 on ' + m['py38'] if m['py38'] else 'none'}{workload}; {m['date']}; "
+        f"load average {', '.join(f'{x:.1f}' for x in m['load'])}.\n",
     ]
-    if before is not None:
-        parts += [f"\nThe same, before (main, `{before['command']}`, "
-                  f"{before['machine']['date']}; every system {start(before['settings'])}):\n",
-                  profile(before)]
-    parts += ["\nMemory: resident set per worker and shared-memory slot bytes per env:\n",
-              memory(data), "\nStep latency (the suite's round trips, this run):\n",
-              latency(data), "\nTargets:\n", targets(data)]
+    if data["sweep"]:
+        parts += [
+            f"env-steps/s, median of {s['reps']} interleaved repetitions of {s['budget']} s; "
+            f"(ratio): median paired ratio to `{REF}`; [KxT]: the split, K workers x T "
+            "threads.\n",
+            throughput(data),
+            f"\n![env-steps/s against N and against workers](figures/{name}.png)\n",
+            "\nWhere a step's time goes, by subtraction of the rows above (ms per step):\n",
+            profile(data),
+        ]
+        if before is not None:
+            parts += [f"\nThe same, before (main, `{before['command']}`, "
+                      f"{before['machine']['date']}; every system "
+                      f"{start(before['settings'])}):\n", profile(before)]
+    if data["memory"]:
+        parts += ["\nMemory: resident set per worker and shared-memory slot bytes per env:\n",
+                  memory(data)]
+    if data["latency"]:
+        parts += ["\nStep latency (the suite's round trips, this run):\n", latency(data)]
+    parts += ["\nTargets:\n", targets(data)]
     return "\n".join(p.rstrip("\n") + "\n" for p in parts)
 
 
