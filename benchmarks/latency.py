@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import select
 import subprocess
 import tempfile
 import time
@@ -149,17 +148,13 @@ class PipeStepFloor(StepFloor):
                          bufsize=0)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.out, self.inp = self.process.stdin.fileno(), self.process.stdout.fileno()
-        poller = select.poll()
-        poller.register(self.inp, select.POLLIN)
-        self.poll = poller.poll
+        self.replies = protocol.FrameReader(self.inp)  # for its wait only: the reads are plain
 
     def trip(self) -> None:
         self.request += 1
         body = msgpack.packb([protocol.Kind.REQUEST, self.request, protocol.Command.STEP, {}])
         os.write(self.out, protocol.framing.header(len(body)) + body)
-        end = time.perf_counter() + HOST_SPIN  # the pipe path's spin, then a blocking read
-        while not self.poll(0) and time.perf_counter() < end:
-            os.sched_yield()
+        self.replies.ready(HOST_SPIN)  # the pipe path's spin, then a blocking read
         reply = os.read(self.inp, 4096)  # a small frame written in one write comes whole
         msgpack.unpackb(reply[protocol.framing.HEADER.size:])
 

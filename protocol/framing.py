@@ -12,7 +12,9 @@ This module knows nothing of commands or encodings (see ``messages`` and
 """
 
 import os
+import select
 import struct
+import time
 
 MAGIC = b"USIM"
 VERSION = 1
@@ -74,6 +76,8 @@ class FrameReader:
         self.max_frame = max_frame
         self._buf = bytearray()
         self._broken = None
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN)
 
     def read(self):
         """Return the next frame body; raise ``StreamClosed`` on EOF between frames."""
@@ -120,9 +124,25 @@ class FrameReader:
             )
         return length
 
-    def buffered(self):
-        """Whether bytes of a next frame have been read already."""
-        return bool(self._buf)
+    def ready(self, spin=0.0):
+        """Whether input waits (bytes of a next frame read already, or the stream readable
+        or closed), polling for up to ``spin`` seconds and yielding the core between polls.
+
+        A frame that comes within the spin is then taken by a ``read`` that does not block:
+        the reader is not put to sleep and woken, which is most of a pipe round trip.
+        """
+        if self._buf:
+            return True
+        poll = self._poll.poll
+        if poll(0):
+            return True
+        clock = time.perf_counter
+        end = clock() + spin
+        while clock() < end:
+            os.sched_yield()  # a peer waiting for this core gets it
+            if poll(0):
+                return True
+        return False
 
     def _fill(self, size, at_boundary):
         """Read until the buffer holds ``size`` bytes; False on a clean EOF at a boundary."""

@@ -86,7 +86,7 @@ def test_reader_splits_and_joins_reads_into_frames(pipe: tuple[int, int]) -> Non
     writer.start()
     assert [reader.read(), reader.read()] == bodies[2:]
     writer.join()
-    assert not reader.buffered()
+    assert not reader.ready()
 
 
 def test_clean_eof_between_frames(pipe: tuple[int, int]) -> None:

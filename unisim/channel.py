@@ -9,9 +9,7 @@ request.
 
 from __future__ import annotations
 
-import os
 import select
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -38,8 +36,6 @@ class Channel:
         self.process = process
         self._reader = protocol.FrameReader(process.stdout_fd)
         self._writer = protocol.FrameWriter(process.stdin_fd)
-        self._poll = select.poll()
-        self._poll.register(process.stdout_fd, select.POLLIN)
         watched = select.poll()  # the watchdog thread's own: a poll object is not shareable
         watched.register(process.stdout_fd, select.POLLIN)
         self._watchdog = Watchdog(process.kill, f"unisim-watchdog-{process.pid}",
@@ -88,26 +84,18 @@ class Channel:
         """Read the pipe frames answering ``request_id``, a request sent outside the pipe."""
         return self._await(request_id, command, timeout, None)
 
-    def has_input(self) -> bool:
-        """Whether the worker has written something not read yet. One non-blocking poll."""
-        return self._reader.buffered() or bool(self._poll.poll(0))
-
-    def spin_for_input(self, seconds: float) -> None:
-        """Poll the pipe until the worker has written something or ``seconds`` pass: a
-        reply that comes within them is then read without the host falling asleep."""
-        if self._reader.buffered():
-            return
-        poll, clock = self._poll.poll, time.perf_counter
-        end = clock() + seconds
-        while not poll(0) and clock() < end:
-            os.sched_yield()  # a worker waiting for this core gets it
+    def has_input(self, spin: float = 0.0) -> bool:
+        """Whether the worker has written something not read yet, polling for up to
+        ``spin`` seconds (``FrameReader.ready``)."""
+        ready: bool = self._reader.ready(spin)
+        return ready
 
     def finish(self, request_id: int, command: int, timeout: float) -> None:
         """Read what the worker wrote on the pipe about a request answered outside it:
         nothing, or its PROGRESS frames and then its reply frame (a worker that reports
         progress answers on the pipe too). Anything else fails: the stream is corrupt, or
         the worker is gone."""
-        if self._reader.buffered() or self._poll.poll(0):  # has_input(), inlined: every step
+        if self._reader.ready():  # has_input(), inlined: every step
             self._await(request_id, command, timeout, None)
 
     def wait(self, on_progress: Progress | None = None) -> dict[str, Any]:

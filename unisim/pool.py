@@ -56,7 +56,7 @@ class PipeSignal:
         pass
 
     def await_reply(self, member: Member, request_id: int) -> None:
-        member.channel.spin_for_input(HOST_SPIN)
+        member.channel.has_input(HOST_SPIN)
 
 
 class WorkerPool:

@@ -10,7 +10,6 @@ differ.
 import faulthandler
 import os
 import platform
-import select
 import sys
 import time
 import traceback
@@ -63,16 +62,10 @@ class PipeRequests:
     def __init__(self, reader, spin_seconds):
         self.reader = reader
         self.spin_seconds = spin_seconds
-        self._poll = select.poll()
-        self._poll.register(reader.fd, select.POLLIN)
 
     def serve_one(self, worker):
         """Wait for one request frame and answer it; ``StreamClosed`` at end of input."""
-        if not self.reader.buffered():
-            poll, clock = self._poll.poll, time.perf_counter
-            end = clock() + self.spin_seconds
-            while not poll(0) and clock() < end:
-                os.sched_yield()  # a peer waiting for this core gets it
+        self.reader.ready(self.spin_seconds)
         self.answer(worker)
 
     def answer(self, worker):

@@ -19,9 +19,7 @@ Request id 0xFFFFFFFF on the line, or the end of stdin, ends it.
 
 import mmap
 import os
-import select
 import sys
-import time
 
 import numpy as np
 from runner import install_packages
@@ -70,12 +68,9 @@ def main():
     from unisim.protocol import Kind, framing
 
     size = framing.HEADER.size
-    poll = select.poll()
-    poll.register(0, select.POLLIN)
+    requests = framing.FrameReader(0)  # for its wait only: the reads are plain
     while True:
-        end = time.perf_counter() + 100e-6  # the worker's spin for the next request
-        while not poll.poll(0) and time.perf_counter() < end:
-            os.sched_yield()
+        requests.ready(100e-6)  # a unisim worker's spin for the next request
         chunk = os.read(0, 4096)  # the host writes a small frame in one write: it comes whole
         if not chunk:
             return
