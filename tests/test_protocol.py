@@ -89,6 +89,27 @@ def test_reader_splits_and_joins_reads_into_frames(pipe: tuple[int, int]) -> Non
     assert not reader.ready()
 
 
+def test_ready_says_whether_input_waits_polling_for_at_most_the_spin(
+        pipe: tuple[int, int]) -> None:
+    """The wait before a read: bytes that come within the spin are seen, an empty pipe is
+    given up on once the spin is spent, and the end of the stream counts as input (the read
+    that follows reports it)."""
+    r, w = pipe
+    reader = protocol.FrameReader(r)
+    assert not reader.ready()
+    assert not reader.ready(0.02)
+    late = threading.Timer(0.01, os.write, (w, protocol.framing.header(2) + b"hi"))
+    late.start()
+    assert reader.ready(10.0)  # returns once the bytes land, not after the spin
+    late.join()
+    assert reader.read() == b"hi"
+    assert not reader.ready()
+    os.close(w)
+    assert reader.ready()
+    with pytest.raises(protocol.StreamClosed):
+        reader.read()
+
+
 def test_clean_eof_between_frames(pipe: tuple[int, int]) -> None:
     r, w = pipe
     os.close(w)

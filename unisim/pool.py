@@ -21,6 +21,7 @@ from .process import WorkerProcess
 Command = protocol.Command
 HOST_SPIN = 50e-6  # seconds the host spins for a reply before it sleeps
 
+
 def split_rows(num_envs: int, workers: int) -> list[range]:
     """Contiguous, near-equal row ranges covering ``range(num_envs)``."""
     if not 1 <= workers <= num_envs:
