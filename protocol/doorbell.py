@@ -158,10 +158,16 @@ class Forecast:
     ``MARGIN``, at most ``MAX_MARGIN``), then spins across twice the margin. ``plan`` is
     worked out when a wait is observed, after the answer, so that reading it costs the next
     wait nothing.
+
+    ``spare_core``: whether the waiter has a core that its peer's threads do not need.
+    Without one, a waiter whose answer is not due at once sleeps until the peer wakes it:
+    the doze's timer would wake it onto a core the peer's threads are using, and its spin
+    would keep that core from them just as they finish the work.
     """
 
-    def __init__(self, spin_seconds):
+    def __init__(self, spin_seconds, spare_core=True):
         self.spin_seconds = spin_seconds
+        self.spare_core = spare_core
         self.expected = 0.0
         self.plan = (0.0, spin_seconds)  # (doze_seconds, spin_seconds) for the next wait
 
@@ -173,5 +179,7 @@ class Forecast:
         margin = min(max(MARGIN, 0.1 * self.expected), MAX_MARGIN)
         if self.expected <= margin:  # due at once: spin as always
             self.plan = (0.0, self.spin_seconds)
-        else:
+        elif self.spare_core:
             self.plan = (self.expected - margin, self.spin_seconds + 2 * margin)
+        else:
+            self.plan = (0.0, 0.0)  # sleep until woken

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import unisim
+from unisim import split
+from unisim.testing import Fault, mock_backend
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -81,3 +83,34 @@ def test_the_forecast_dozes_only_before_an_answer_it_has_seen_come_late() -> Non
     assert spin == pytest.approx(100e-6 + 0.2 * expected)
     forecast.observe(1e-3)  # quicker: believed at once
     assert forecast.plan[0] == pytest.approx(1e-3 - 150e-6)  # the least margin
+
+
+def test_the_forecast_sleeps_until_woken_where_the_peer_needs_every_core() -> None:
+    forecast = unisim.protocol.doorbell.Forecast(100e-6, spare_core=False)
+    forecast.observe(20e-6)  # quick: spin as always
+    assert forecast.plan == (0.0, 100e-6)
+    forecast.observe(10e-3)  # late: no doze, no spin
+    assert forecast.plan == (0.0, 0.0)
+
+
+@pytest.mark.skipif(split.cores() < 2, reason="a core to spare needs two of them")
+def test_the_host_sleeps_through_a_long_step_when_the_workers_threads_fill_every_core() -> None:
+    """With a core of its own the host dozes until a long step's answer is due and spins
+    for it; when the workers' threads fill every core it sleeps until the worker wakes it,
+    and leaves them every core."""
+
+    def host_cpu_seconds(threads: int) -> float:
+        faults = [Fault.slow("STEP", call=k, seconds=0.02) for k in range(1, 13)]
+        with mock_backend(2, faults=faults, workers=1, threads=threads) as sim:
+            assert sim.split is not None and sim.split.threads == threads
+            sim.step()
+            sim.step()  # the host's forecast has seen the wait
+            start = time.thread_time()
+            for _ in range(10):
+                sim.step()
+            return time.thread_time() - start
+
+    spare = host_cpu_seconds(threads=1)
+    filled = host_cpu_seconds(threads=split.cores())
+    assert filled < 0.005, f"the host used {filled * 1e3:.1f} ms of CPU over 10 steps of 20 ms"
+    assert spare > 2 * filled, f"with a core to spare it spun {spare * 1e3:.1f} ms"

@@ -122,7 +122,8 @@ class Backend(PhysicsMethods):
     def _start(self) -> None:
         """Spawn the workers, build the scene, attach the slots (created on first start)."""
         workers = self._resources
-        pool = self._pool = self._spawn()
+        pool, chosen = self._spawn()
+        self._pool = pool
         self._pids = pool.pids
         queue = workers.queue_fields(self.num_envs) if self._shared else lambda m: {}
         replies = workers.init(lambda m: {
@@ -150,8 +151,8 @@ class Backend(PhysicsMethods):
                        self.timeout)
         self._plane.attached()
         self._stepping: Stepping = (
-            DoorbellStepping(pool, arena.doorbells) if self._doorbell and bell.AVAILABLE
-            else PipeStepping(pool))
+            DoorbellStepping(pool, arena.doorbells, spare_core=chosen.spare_core())
+            if self._doorbell and bell.AVAILABLE else PipeStepping(pool))
         if self.randomization is not None:  # first start: draw; restart: the same values
             if self._physics is None:
                 self._physics = PhysicsDraws(self.randomization, self._plane.views,
@@ -159,8 +160,9 @@ class Backend(PhysicsMethods):
                 self._physics.draw(np.arange(self.num_envs))
             self._physics_call(np.arange(self.num_envs), {"parameters": True})
 
-    def _spawn(self) -> WorkerPool:
-        """Start the workers of the split, choosing it first from the first worker's HELLO.
+    def _spawn(self) -> tuple[WorkerPool, split.Split]:
+        """Start the workers of the split, choosing it first from the first worker's HELLO;
+        the pool and the split.
 
         An explicit ``workers=`` starts every worker at once; otherwise one worker starts,
         says what its engine can do, and the rest (if the split wants more) follow.
@@ -181,7 +183,7 @@ class Backend(PhysicsMethods):
             rows = split.worker_rows(self._shared, self.num_envs, self.split.workers)
             self._resources.grow(rows, [self._worker_env] * (len(rows) - count),
                                  self._init_timeout)
-        return self._resources.live()
+        return self._resources.live(), self.split
 
     @property
     def _shared(self) -> bool:  # the workers share every row (split.Split.shared)

@@ -37,6 +37,10 @@ class Split:
     reason: str
     shared: bool = False
 
+    def spare_core(self) -> bool:
+        """Whether a core is left for the host while the workers' threads step."""
+        return self.workers * self.threads < cores()
+
 
 def worker_rows(shared: bool, num_envs: int, count: int) -> list[range]:
     """The rows each of ``count`` workers holds: a contiguous share, or every row when the

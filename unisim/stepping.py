@@ -50,7 +50,9 @@ class DoorbellStepping:
     layer on that path costs a tenth of one or more (``benchmarks/latency.py``).
     """
 
-    def __init__(self, pool: WorkerPool, lines: list[Any]) -> None:
+    def __init__(self, pool: WorkerPool, lines: list[Any], spare_core: bool) -> None:
+        """``spare_core``: whether the host has a core the workers' threads do not use
+        (``doorbell.Forecast``)."""
         self.pool = pool
         self.lines = [bell.Line(words) for words in lines]
         for words in lines:
@@ -61,7 +63,7 @@ class DoorbellStepping:
         self._ends = [(member, member.channel, line)
                       for member, line in zip(pool.members, self.lines, strict=True)]
         self._inflight: list[int] = []  # request ids sent, not all replies seen
-        self._forecast = bell.Forecast(HOST_SPIN)  # when the replies are due
+        self._forecast = bell.Forecast(HOST_SPIN, spare_core)  # when the replies are due
         self._sent = 0.0  # time.perf_counter() when the last STEP was rung
         self._waited = 0.0  # how long its replies took
         self._timeout = 0.0
