@@ -114,3 +114,27 @@ def test_the_host_sleeps_through_a_long_step_when_the_workers_threads_fill_every
     filled = host_cpu_seconds(threads=split.cores())
     assert filled < 0.005, f"the host used {filled * 1e3:.1f} ms of CPU over 10 steps of 20 ms"
     assert spare > 2 * filled, f"with a core to spare it spun {spare * 1e3:.1f} ms"
+
+
+@pytest.mark.skipif(split.cores() < 2, reason="a core to spare needs two of them")
+def test_the_worker_sleeps_through_the_hosts_long_turns_when_its_threads_fill_every_core(
+        ) -> None:
+    """Between steps the host works out the next ctrl (a policy, on threads of its own).
+    With a core to spare the worker dozes until the next request is due and spins for it;
+    when the workers' threads fill every core it sleeps until it is rung."""
+
+    def worker_cpu_seconds(threads: int) -> float:
+        with mock_backend(2, workers=1, threads=threads) as sim:
+            for _ in range(5):  # the worker's forecast learns the host's turn
+                time.sleep(0.02)
+                sim.step()
+            before = _cpu_seconds(sim.worker_pid)
+            for _ in range(50):
+                time.sleep(0.02)
+                sim.step()
+            return _cpu_seconds(sim.worker_pid) - before
+
+    spare = worker_cpu_seconds(threads=1)
+    filled = worker_cpu_seconds(threads=split.cores())
+    assert filled < 0.02, f"the worker used {filled * 1e3:.0f} ms of CPU over 50 host turns"
+    assert spare > filled + 0.02, f"with a core to spare it spun {spare * 1e3:.0f} ms"

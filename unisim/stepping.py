@@ -51,13 +51,17 @@ class DoorbellStepping:
     """
 
     def __init__(self, pool: WorkerPool, lines: list[Any], spare_core: bool) -> None:
-        """``spare_core``: whether the host has a core the workers' threads do not use
-        (``doorbell.Forecast``)."""
+        """``spare_core``: whether a core is left over when the workers' threads step. If
+        not, neither side dozes and spins through the other's long turn
+        (``doorbell.Forecast``): the host would take a core from the workers' threads as
+        they finish a step, and a worker one from the host's (a policy's) as it works out
+        the next ctrl."""
         self.pool = pool
         self.lines = [bell.Line(words) for words in lines]
         for words in lines:
             words[:] = 0  # a restart reuses the lines; request ids start again from 1
-        pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US}, 10.0)
+        pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US, "spare_core": spare_core},
+                  10.0)
         # The workers now wait on their lines, not the pipe.
         pool.signal = LineSignal(pool.members, self.lines)
         self._ends = [(member, member.channel, line)

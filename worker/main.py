@@ -89,10 +89,11 @@ class BellRequests:
     """Requests rung on a doorbell line: a STEP's arguments are words of the line, any other
     request is a frame on the pipe announced by the line. Errors still travel as frames."""
 
-    def __init__(self, words, pipe, spin_seconds):
+    def __init__(self, words, pipe, spin_seconds, spare_core):
         self.line = bell.Line(words)
         self.pipe = pipe
-        self.forecast = bell.Forecast(spin_seconds)  # when the host's next request is due
+        # when the host's next request is due; ``spare_core``: see ``doorbell.Forecast``
+        self.forecast = bell.Forecast(spin_seconds, spare_core)
         self.seen = words[bell.REQUEST]  # the last request served
         self.replied_at = time.perf_counter()
         self.host_pid = os.getppid()
@@ -256,7 +257,8 @@ class Worker:
     def on_doorbell(self, payload):
         self.require_engine()
         spin = float(payload.get("spin_us", SPIN_US)) * 1e-6
-        self.requests = BellRequests(self.slots["doorbell"], self.requests, spin)
+        spare_core = field(payload, "DOORBELL", "spare_core", bool, True)
+        self.requests = BellRequests(self.slots["doorbell"], self.requests, spin, spare_core)
         return {}
 
     def on_step(self, payload):
