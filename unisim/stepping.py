@@ -17,7 +17,6 @@ from .pool import HOST_SPIN, Member, WorkerPool
 
 bell = protocol.doorbell
 Command = protocol.Command
-WORKER_SPIN_US = 100.0  # microseconds a worker spins for the next request
 SLICE = 0.02  # seconds between liveness and deadline checks while sleeping
 
 
@@ -60,8 +59,7 @@ class DoorbellStepping:
         self.lines = [bell.Line(words) for words in lines]
         for words in lines:
             words[:] = 0  # a restart reuses the lines; request ids start again from 1
-        pool.call(Command.DOORBELL, {"spin_us": WORKER_SPIN_US, "spare_core": spare_core},
-                  10.0)
+        pool.call(Command.DOORBELL, {"spare_core": spare_core}, 10.0)  # the worker's own spin
         # The workers now wait on their lines, not the pipe.
         pool.signal = LineSignal(pool.members, self.lines)
         self._ends = [(member, member.channel, line)

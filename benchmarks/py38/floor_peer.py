@@ -31,6 +31,9 @@ def main():
     worker_dir, path = sys.argv[1:3]
     install_packages(worker_dir)
     from unisim.protocol import doorbell as bell
+    from unisim.worker.main import SLICE, SPIN_US
+
+    spin = SPIN_US * 1e-6  # a unisim worker's spin for the next request
 
     with open(path, "r+b") as f:
         mapping = mmap.mmap(f.fileno(), 0)
@@ -47,14 +50,14 @@ def main():
     line.publish(bell.REPLY, seen, bell.HOST_WAITING)  # ready
     if work is None:
         while seen != STOP:
-            seen = line.await_change(bell.REQUEST, seen, bell.WORKER_WAITING, 100e-6, 0.5,
+            seen = line.await_change(bell.REQUEST, seen, bell.WORKER_WAITING, spin, SLICE,
                                      check_host)
             line.publish(bell.REPLY, seen, bell.HOST_WAITING)
         return
     model, data, step, ctrl, ctrl_in, qpos, qpos_out, qvel, qvel_out = work
     if sys.argv[4] == "doorbell":
         while True:
-            seen = line.await_change(bell.REQUEST, seen, bell.WORKER_WAITING, 100e-6, 0.5,
+            seen = line.await_change(bell.REQUEST, seen, bell.WORKER_WAITING, spin, SLICE,
                                      check_host)
             if seen == STOP:
                 return
@@ -70,7 +73,7 @@ def main():
     size = framing.HEADER.size
     requests = framing.FrameReader(0)  # for its wait only: the reads are plain
     while True:
-        requests.ready(100e-6)  # a unisim worker's spin for the next request
+        requests.ready(spin)
         chunk = os.read(0, 4096)  # the host writes a small frame in one write: it comes whole
         if not chunk:
             return
