@@ -8,7 +8,7 @@ Each worker owns one 64-byte line of the arena, sixteen little-endian uint32 wor
     3 HOST_WAITING    host: 1 while it sleeps on REPLY
     4 COMMAND         host: CMD_STEP, or CMD_PIPE ("a frame waits on the pipe")
     5 SUBSTEPS        host: STEP argument
-    6 STATUS          worker: STATUS_OK, or STATUS_ERROR (an ERROR frame is on the pipe)
+    6 STATUS          worker: STATUS_OK, or STATUS_PIPE (frames for the request are on the pipe)
 
 A waiter that knows when the answer is due sleeps until shortly before it, then spins for
 a short while, then sleeps on a Linux futex on the word, in slices, checking between
@@ -29,7 +29,7 @@ REQUEST, REPLY, WORKER_WAITING, HOST_WAITING, COMMAND, SUBSTEPS, STATUS = range(
 WORDS = 16
 LINE_BYTES = WORDS * 4
 CMD_PIPE, CMD_STEP = 0, 1
-STATUS_OK, STATUS_ERROR = 0, 1
+STATUS_OK, STATUS_PIPE = 0, 1
 
 MARGIN = 150e-6  # seconds before a forecast answer when a dozing waiter starts to spin
 MAX_MARGIN = 1e-3  # the most a waiter spins beyond its base spin

@@ -37,11 +37,16 @@ def header(length, version=VERSION):
 
 
 class FrameWriter:
-    """Writes whole frames; loops over short writes (a signal can interrupt a pipe write)."""
+    """Writes whole frames; loops over short writes (a signal can interrupt a pipe write).
+
+    ``written`` counts the bytes written so far: a worker that answers outside the pipe
+    tells the host from it whether anything for that request is on the pipe.
+    """
 
     def __init__(self, fd, max_frame=MAX_FRAME):
         self.fd = fd
         self.max_frame = max_frame
+        self.written = 0
 
     def write(self, body):
         n = len(body)
@@ -53,15 +58,20 @@ class FrameWriter:
         if n <= 65536:  # one syscall for the common small frame
             frame = header(n) + body
             written = os.write(self.fd, frame)
+            self.written += written
             if written < len(frame):
-                self._write_all(memoryview(frame)[written:])
+                self.write_raw(memoryview(frame)[written:])
         else:
-            self._write_all(memoryview(header(n)))
-            self._write_all(memoryview(body))
+            self.write_raw(memoryview(header(n)))
+            self.write_raw(memoryview(body))
 
-    def _write_all(self, view):
+    def write_raw(self, data):
+        """Write the bytes ``data`` whole, as they are (a frame's parts, or a test's
+        garbage)."""
+        view = memoryview(data)
         while view:
             written = os.write(self.fd, view)
+            self.written += written
             view = view[written:]
 
 

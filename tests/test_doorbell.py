@@ -51,6 +51,30 @@ def test_idle_worker_sleeps_instead_of_spinning(doorbell: bool) -> None:
         sim.step()  # and it wakes up for the next request
 
 
+def test_status_says_when_a_step_left_frames_on_the_pipe() -> None:
+    """A plain step leaves the pipe empty and STATUS_OK, so the host has nothing to read;
+    a step that fails, or reports progress, says STATUS_PIPE and the host reads its frames
+    before the step returns."""
+    bell = unisim.protocol.doorbell
+    faults = [Fault.error("STEP", call=3), Fault.slow("STEP", call=4, seconds=0.3,
+                                                         progress=True, interval=0.05)]
+    with mock_backend(2, faults=faults) as sim:
+        line = sim._stepping.lines[0]
+        channel = sim._pool.members[0].channel
+        for _ in range(2):
+            sim.step()
+            assert line.words[bell.STATUS] == bell.STATUS_OK
+            assert not channel.has_input()
+        with pytest.raises(unisim.RemoteError):
+            sim.step()
+        assert line.words[bell.STATUS] == bell.STATUS_PIPE
+        sim.step()  # the slow one, through its PROGRESS frames and its REPLY frame
+        assert line.words[bell.STATUS] == bell.STATUS_PIPE
+        assert not channel.has_input()  # all read
+        sim.step()
+        assert line.words[bell.STATUS] == bell.STATUS_OK
+
+
 def test_close_releases_the_arena_at_once_without_a_gc_pass() -> None:
     """The stepping strategy holds the doorbell lines (views of the arena); no reference
     cycle may keep them, and so the mapping's descriptor, alive after ``close()``."""

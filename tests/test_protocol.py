@@ -117,6 +117,16 @@ def test_clean_eof_between_frames(pipe: tuple[int, int]) -> None:
         protocol.FrameReader(r).read()
 
 
+def test_writer_counts_every_byte_it_writes(pipe: tuple[int, int]) -> None:
+    """What a doorbell worker tells the host from: whether anything went on the pipe."""
+    r, w = pipe
+    writer = protocol.FrameWriter(w)
+    assert writer.written == 0
+    writer.write(b"abc")
+    writer.write_raw(b"junk")
+    assert writer.written == framing.HEADER.size + 3 + 4 == len(os.read(r, 100))
+
+
 def test_writer_refuses_oversize_frames(pipe: tuple[int, int]) -> None:
     with pytest.raises(protocol.FrameError, match="exceeds"):
         protocol.FrameWriter(pipe[1], max_frame=8).write(b"x" * 9)

@@ -23,5 +23,5 @@ def test_every_doorbell_word_has_its_section() -> None:
     for index, name in enumerate(bell.WORD_NAMES):
         assert getattr(bell, name) == index
         assert f"word {index}: {name}" in HEADINGS, name
-    for name in ("CMD_PIPE", "CMD_STEP", "STATUS_OK", "STATUS_ERROR"):
+    for name in ("CMD_PIPE", "CMD_STEP", "STATUS_OK", "STATUS_PIPE"):
         assert f"`{getattr(bell, name)}` ({name})" in DOC, name

@@ -90,14 +90,6 @@ class Channel:
         ready: bool = self._reader.ready(spin)
         return ready
 
-    def finish(self, request_id: int, command: int, timeout: float) -> None:
-        """Read what the worker wrote on the pipe about a request answered outside it:
-        nothing, or its PROGRESS frames and then its reply frame (a worker that reports
-        progress answers on the pipe too). Anything else fails: the stream is corrupt, or
-        the worker is gone."""
-        if self._reader.ready():  # has_input(), inlined: every step
-            self._await(request_id, command, timeout, None)
-
     def wait(self, on_progress: Progress | None = None) -> dict[str, Any]:
         """The reply payload of the request in flight."""
         if self._pending is None:

@@ -90,9 +90,10 @@ class DoorbellStepping:
         self._waited = time.perf_counter() - sent
 
     def _collect(self) -> None:
-        """Wait for each reply in flight, then read what its pipe holds for it; raise the
-        first failure once every reply is in. A reply due within the spin (a short step)
-        costs no more than the spin."""
+        """Wait for each reply in flight, then read the frames its worker wrote for it if its
+        STATUS says there are any (and the wait has not read them); raise the first failure
+        once every reply is in. A reply due within the spin (a short step) costs no more
+        than the spin."""
         failure: UnisimError | None = None
         doze, spin = self._forecast.plan
         timeout = self._timeout
@@ -104,13 +105,11 @@ class DoorbellStepping:
                 if value != request_id and not doze:
                     value = line.spin(bell.REPLY, value, spin)
                     spin = 0.0  # spent
-                if value != request_id:
-                    self._sleep_until(member, line, request_id, value, doze, spin)
+                read = value != request_id and self._sleep_until(member, line, request_id,
+                                                                 value, doze, spin)
                 doze = 0.0  # the first worker's reply came when due: the others' are due too
-                if words[bell.STATUS] == bell.STATUS_ERROR:
+                if words[bell.STATUS] != bell.STATUS_OK and not read:  # frames on the pipe
                     channel.collect(request_id, Command.STEP, timeout)
-                else:
-                    channel.finish(request_id, Command.STEP, timeout)
             except UnisimError as exc:
                 failure = failure or exc
         self._inflight = []
@@ -119,19 +118,22 @@ class DoorbellStepping:
             raise failure
 
     def _sleep_until(self, member: Any, line: Any, request_id: int, value: int, doze: float,
-                     spin: float) -> None:
+                     spin: float) -> bool:
         """The long wait: doze until the forecast, spin, then sleep in slices, checking
-        between slices that the worker lives and the deadline has not passed."""
+        between slices that the worker lives and the deadline has not passed. Whether it
+        read the request's frames from the pipe (a worker that reports progress)."""
         channel, process, timeout = member.channel, member.process, self._timeout
         deadline = self._sent + timeout
         doze = max(0.0, doze - (time.perf_counter() - self._sent))
+        read = False
 
         def between_slices() -> None:
-            nonlocal deadline
+            nonlocal deadline, read
             if not process.alive():
                 raise channel.died("during STEP", timeout)
             if channel.has_input():  # PROGRESS frames: the answer comes on the pipe too,
                 channel.collect(request_id, Command.STEP, timeout)  # each re-arming it
+                read = True
                 deadline = time.perf_counter() + timeout
             elif time.perf_counter() > deadline:
                 raise channel.died("during STEP", timeout, timed_out=True)
@@ -140,6 +142,7 @@ class DoorbellStepping:
             value = line.await_change(bell.REPLY, value, bell.HOST_WAITING, spin, SLICE,
                                       between_slices, doze)
             doze = 0.0
+        return read
 
 
 class LineSignal:

@@ -106,11 +106,15 @@ class BellRequests:
         waited = time.perf_counter() - self.replied_at
         self.seen = seq
         if words[bell.COMMAND] == bell.CMD_STEP:  # on_step's work, its argument a word
+            writer = worker.writer
+            before = writer.written
             ok = worker.run(seq, protocol.Command.STEP, worker.step,
                             words[bell.SUBSTEPS]) is not None
             if ok and worker.progress_sent is not None:  # it reported progress: the host
                 worker.send(protocol.Kind.REPLY, {})  # reads the pipe, so answer there too
-            words[bell.STATUS] = bell.STATUS_OK if ok else bell.STATUS_ERROR
+            # Anything written during the step (its ERROR, its PROGRESS and REPLY frames, a
+            # stray frame) is for the host to read now: it reads the pipe only if told so.
+            words[bell.STATUS] = bell.STATUS_OK if writer.written == before else bell.STATUS_PIPE
         else:
             self.pipe.answer(worker)  # its frame is on the pipe already
         line.publish(bell.REPLY, seq, bell.HOST_WAITING)

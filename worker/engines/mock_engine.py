@@ -206,7 +206,7 @@ def _raise(engine, fault):
 
 
 def _garbage(engine, fault):
-    os.write(engine.worker.writer.fd, bytes(fault.get("data", b"not a frame\n")))
+    engine.worker.writer.write_raw(bytes(fault.get("data", b"not a frame\n")))
 
 
 def _print(engine, fault):
