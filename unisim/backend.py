@@ -269,12 +269,13 @@ class Backend(PhysicsMethods):
 
     def step(self, ctrl: Any = None, substeps: int = 1) -> None:
         """Write ``ctrl`` (array-like or tensor, broadcast to ``(num_envs, nu)``) and step."""
-        self._check_open()
         if substeps != 1 and (not isinstance(substeps, int | np.integer)
                               or isinstance(substeps, bool) or substeps < 1):
             raise ValueError(f"substeps must be a positive int, got {substeps!r}")
         with self._lock:
-            self._stepping.settle()
+            if self._closed:
+                raise BackendDead("the backend is closed")
+            self._stepping.settle()  # raises if a worker is dead
             if ctrl is not None:
                 self._plane.write("ctrl", ctrl)
             self._monitor.check_ctrl(self._ctrl)

@@ -17,6 +17,7 @@ from .pool import HOST_SPIN, Member, WorkerPool
 
 bell = protocol.doorbell
 Command = protocol.Command
+CMD_STEP, REPLY, STATUS, STATUS_OK = bell.CMD_STEP, bell.REPLY, bell.STATUS, bell.STATUS_OK
 SLICE = 0.02  # seconds between liveness and deadline checks while sleeping
 
 
@@ -62,7 +63,7 @@ class DoorbellStepping:
         pool.call(Command.DOORBELL, {"spare_core": spare_core}, 10.0)  # the worker's own spin
         # The workers now wait on their lines, not the pipe.
         pool.signal = LineSignal(pool.members, self.lines)
-        self._ends = [(member, member.channel, line)
+        self._ends = [(member, member.channel, line, line.words)
                       for member, line in zip(pool.members, self.lines, strict=True)]
         self._inflight: list[int] = []  # request ids sent, not all replies seen
         self._forecast = bell.Forecast(HOST_SPIN, spare_core)  # when the replies are due
@@ -78,9 +79,9 @@ class DoorbellStepping:
     def step(self, substeps: int, timeout: float) -> None:
         ids: list[int] = []
         self._inflight = ids
-        for _, channel, line in self._ends:  # alive: settled
+        for _, channel, line, _ in self._ends:  # alive: settled
             request_id = channel.reserve_id()
-            line.ring(request_id, bell.CMD_STEP, substeps)
+            line.ring(request_id, CMD_STEP, substeps)
             ids.append(request_id)
         self._timeout = timeout
         sent = self._sent = time.perf_counter()
@@ -96,22 +97,20 @@ class DoorbellStepping:
         than the spin."""
         failure: UnisimError | None = None
         doze, spin = self._forecast.plan
-        timeout = self._timeout
-        for (member, channel, line), request_id in zip(self._ends, self._inflight,
-                                                       strict=True):
-            words = line.words
+        for (member, channel, line, words), request_id in zip(self._ends, self._inflight,
+                                                              strict=True):
             try:
-                value = words[bell.REPLY]
+                value = words[REPLY]
                 if value != request_id and not doze:
-                    value = line.spin(bell.REPLY, value, spin)
+                    value = line.spin(REPLY, value, spin)
                     spin = 0.0  # spent
                 read = value != request_id and self._sleep_until(member, line, request_id,
                                                                  value, doze, spin)
-                doze = 0.0  # the first worker's reply came when due: the others' are due too
-                if words[bell.STATUS] != bell.STATUS_OK and not read:  # frames on the pipe
-                    channel.collect(request_id, Command.STEP, timeout)
+                if words[STATUS] != STATUS_OK and not read:  # frames on the pipe
+                    channel.collect(request_id, Command.STEP, self._timeout)
             except UnisimError as exc:
                 failure = failure or exc
+            doze = 0.0  # the first worker's reply came when due: the others' are due too
         self._inflight = []
         if failure is not None:
             self.pool.after_failure(failure)

@@ -16,6 +16,18 @@ import traceback
 
 from unisim import protocol
 from unisim.protocol import arena, schemas
+from unisim.protocol.doorbell import (  # the names a doorbell STEP touches, bound once
+    CMD_STEP,
+    COMMAND,
+    HOST_WAITING,
+    REPLY,
+    REQUEST,
+    STATUS,
+    STATUS_OK,
+    STATUS_PIPE,
+    SUBSTEPS,
+    WORKER_WAITING,
+)
 
 from .engines import ENGINES, capabilities, create
 from .engines.base import Engine, Renderer
@@ -47,6 +59,7 @@ def field(payload, command, name, kind, default):
 # -- where requests come from: pipe frames, or (after DOORBELL) the arena's doorbell line --
 
 bell = protocol.doorbell
+STEP, REPLY_FRAME = protocol.Command.STEP, protocol.Kind.REPLY  # one lookup each, per step
 SLICE = 0.5  # seconds between checks that the host is alive while asleep on the doorbell
 SPIN_US = 100.0  # microseconds a worker spins for the next request before it sleeps
 
@@ -94,30 +107,29 @@ class BellRequests:
         self.pipe = pipe
         # when the host's next request is due; ``spare_core``: see ``doorbell.Forecast``
         self.forecast = bell.Forecast(spin_seconds, spare_core)
-        self.seen = words[bell.REQUEST]  # the last request served
+        self.seen = words[REQUEST]  # the last request served
         self.replied_at = time.perf_counter()
         self.host_pid = os.getppid()
 
     def serve_one(self, worker):
         line, words = self.line, self.line.words
         doze, spin = self.forecast.plan
-        seq = line.await_change(bell.REQUEST, self.seen, bell.WORKER_WAITING, spin, SLICE,
+        seq = line.await_change(REQUEST, self.seen, WORKER_WAITING, spin, SLICE,
                                 self.check_host, doze)
         waited = time.perf_counter() - self.replied_at
         self.seen = seq
-        if words[bell.COMMAND] == bell.CMD_STEP:  # on_step's work, its argument a word
+        if words[COMMAND] == CMD_STEP:  # on_step's work, its argument a word
             writer = worker.writer
             before = writer.written
-            ok = worker.run(seq, protocol.Command.STEP, worker.step,
-                            words[bell.SUBSTEPS]) is not None
+            ok = worker.run(seq, STEP, worker.step, words[SUBSTEPS]) is not None
             if ok and worker.progress_sent is not None:  # it reported progress: the host
-                worker.send(protocol.Kind.REPLY, {})  # reads the pipe, so answer there too
+                worker.send(REPLY_FRAME, {})  # reads the pipe, so answer there too
             # Anything written during the step (its ERROR, its PROGRESS and REPLY frames, a
             # stray frame) is for the host to read now: it reads the pipe only if told so.
-            words[bell.STATUS] = bell.STATUS_OK if writer.written == before else bell.STATUS_PIPE
+            words[STATUS] = STATUS_OK if writer.written == before else STATUS_PIPE
         else:
             self.pipe.answer(worker)  # its frame is on the pipe already
-        line.publish(bell.REPLY, seq, bell.HOST_WAITING)
+        line.publish(REPLY, seq, HOST_WAITING)
         self.replied_at = time.perf_counter()
         self.forecast.observe(waited)  # after the reply: off the host's critical path
 
