@@ -97,8 +97,9 @@ class DoorbellStepping:
         than the spin."""
         failure: UnisimError | None = None
         doze, spin = self._forecast.plan
-        for (member, channel, line, words), request_id in zip(self._ends, self._inflight,
-                                                              strict=True):
+        inflight = self._inflight
+        for k, (member, channel, line, words) in enumerate(self._ends):  # not zip(strict=True):
+            request_id = inflight[k]  # 0.17 us more per step on 3.11
             try:
                 value = words[REPLY]
                 if value != request_id and not doze:
