@@ -105,8 +105,8 @@ def profile(data: dict[str, Any]) -> str:
 def memory(data: dict[str, Any]) -> str:
     rows = []
     for name, m in data["memory"].items():
-        if "skipped" in m:
-            rows.append([name, m["skipped"], "", "", ""])
+        if "skipped" in m:  # why the engine could not start here: its first line (a table
+            rows.append([name, m["skipped"].splitlines()[0], "", "", ""])  # row is one line)
             continue
         rss = m["rss_mib"]
         rows.append([name, m["engine"], f"{rss['VmRSS']:.0f}",
