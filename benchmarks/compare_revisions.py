@@ -2,13 +2,15 @@
 
     .venv/bin/python benchmarks/compare_revisions.py BEFORE [AFTER] [--blocks 11] [--steps 2000]
                                                      [--model cartpole] [--num-envs 1]
-                                                     [--python PYTHON]
+                                                     [--python PYTHON] [--unpinned]
 
 Each revision is exported (``git archive``) into a temporary folder laid out as the
 installed package (``unisim/``, ``unisim/protocol``, ``unisim/worker``) and served by a
 process of its own that holds two backends of ``--model`` (doorbell and pipe path; default
 split; workers on ``--python``, by default the host's), and times their step, a reset of
-one env and a ping. Blocks of ``--steps`` calls alternate between the revisions, which
+one env and a ping, pinned as the suite's latency blocks are (``latency.pin_apart``: the
+serving process on one core, its workers on another). Blocks of ``--steps`` calls
+alternate between the revisions, which
 take turns to go first; the table shows each one's median p50 and the median of the paired
 after/before ratios (machine noise hits both alike).
 AFTER defaults to the working tree; either may be a folder holding a checkout (``git archive
@@ -27,6 +29,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from latency import pin_apart
+
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = r"""
 import json, sys, time, unisim
@@ -38,7 +42,8 @@ calls = {"step, doorbell": bell.step, "step, pipe path": pipe.step,
          "reset one env, doorbell": lambda: bell.reset([0]),
          "reset one env, pipe path": lambda: pipe.reset([0]),
          "ping, doorbell": bell.ping, "ping, pipe path": pipe.ping}
-print(json.dumps({"file": unisim.__file__}), flush=True)
+print(json.dumps({"file": unisim.__file__, "workers": bell.worker_pids + pipe.worker_pids}),
+      flush=True)
 for line in sys.stdin:
     n, out = int(line), {}
     for name, call in calls.items():
@@ -84,6 +89,9 @@ def main() -> None:
     parser.add_argument("--model", default="cartpole", help="a bundled model or an MJCF path")
     parser.add_argument("--num-envs", type=int, default=1)
     parser.add_argument("--python", default="", help="the workers' interpreter (a 3.8 one, say)")
+    parser.add_argument("--unpinned", action="store_true", help="leave the processes where "
+                        "the scheduler puts them (default: each host on one core and its "
+                        "workers on another, as in the suite's latency blocks)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="unisim-compare-") as tmp:
         servers = {}
@@ -96,7 +104,10 @@ def main() -> None:
             servers[label] = subprocess.Popen(command, env=env, text=True,
                                               cwd=tmp,
                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            print(label, revision or "working tree", servers[label].stdout.readline().strip())
+            hello = json.loads(servers[label].stdout.readline())
+            print(label, revision or "working tree", hello["file"])
+            if not args.unpinned:
+                pin_apart(hello["workers"], host=servers[label].pid)
         results: dict[str, dict[str, list[float]]] = {k: {} for k in servers}
         for block in range(args.blocks):
             order = list(servers.items())  # alternates, so neither always runs first

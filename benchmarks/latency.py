@@ -176,22 +176,22 @@ def physics_step(model: str = "cartpole") -> Callable[[], object]:
     return lambda: mujoco.mj_step(physics, data)
 
 
-def pin_apart(peers: list[int]) -> Callable[[], None]:
-    """Pin this process to one core and every peer (by pid) to another, where this process
-    may use two; returns what restores this process's cores.
+def pin_apart(peers: list[int], host: int = 0) -> Callable[[], None]:
+    """Pin process ``host`` (0: this one) to one core and every peer (by pid) to another,
+    where it may use two; returns what restores its cores.
 
     A pipe round trip between two processes on one core takes a few microseconds, across
     two cores tens (on small VMs); the scheduler settles which per pair of processes, so
     unpinned, a floor and the round trip it is the floor of can land in different modes and
     their ratio flips from run to run. Pinned, every round trip crosses cores."""
-    cores = os.sched_getaffinity(0)
+    cores = os.sched_getaffinity(host)
     if len(cores) < 2:
         return lambda: None
-    host, peer = sorted(cores)[:2]
+    first, second = sorted(cores)[:2]
     for pid in peers:
-        os.sched_setaffinity(pid, {peer})
-    os.sched_setaffinity(0, {host})
-    return lambda: os.sched_setaffinity(0, cores)
+        os.sched_setaffinity(pid, {second})
+    os.sched_setaffinity(host, {first})
+    return lambda: os.sched_setaffinity(host, cores)
 
 
 def trips(call: Callable[[], object], count: int, warmup: int = 20) -> list[float]:
