@@ -49,7 +49,8 @@ def encode(obj, part=None):
     message's kind, id and command around its payload), and on Python 3.8 checking those
     ints took longer than packing the whole message."""
     checked = obj if part is None else part
-    bad = None if _safe(checked) else find_unsafe(checked)
+    empty = type(checked) is dict and not checked  # most payloads: a STEP's, a plain REPLY's
+    bad = None if empty or _safe(checked) else find_unsafe(checked)
     if bad is not None:
         raise WireTypeError(
             "cannot encode message: the value at %s is not wire-safe (send None, bool, "
