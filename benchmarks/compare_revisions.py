@@ -8,11 +8,11 @@ Each revision is exported (``git archive``) into a temporary folder laid out as 
 installed package (``unisim/``, ``unisim/protocol``, ``unisim/worker``) and served by a
 process of its own that holds two backends of ``--model`` (doorbell and pipe path; default
 split; workers on ``--python``, by default the host's), and times their step, a reset of
-one env and a ping, pinned as the suite's latency blocks are (``latency.pin_apart``: the
-serving process on one core, its workers on another). Blocks of ``--steps`` calls
-alternate between the revisions, which
-take turns to go first; the table shows each one's median p50 and the median of the paired
-after/before ratios (machine noise hits both alike).
+one env and a ping, pinned as the suite's latency blocks are where each backend has one
+worker (``latency.pin_apart``: the serving process on one core, its workers on another).
+Blocks of ``--steps`` calls alternate between the revisions, which take turns to go first;
+the table shows each one's median p50 and the median of the paired after/before ratios
+(machine noise hits both alike).
 AFTER defaults to the working tree; either may be a folder holding a checkout (``git archive
 REV | tar -x -C DIR`` made where the history is). Prints figures; asserts nothing.
 """
@@ -90,8 +90,9 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=1)
     parser.add_argument("--python", default="", help="the workers' interpreter (a 3.8 one, say)")
     parser.add_argument("--unpinned", action="store_true", help="leave the processes where "
-                        "the scheduler puts them (default: each host on one core and its "
-                        "workers on another, as in the suite's latency blocks)")
+                        "the scheduler puts them (default, where each backend has one "
+                        "worker: each host on one core and its workers on another, as in the "
+                        "suite's latency blocks)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="unisim-compare-") as tmp:
         servers = {}
@@ -106,8 +107,8 @@ def main() -> None:
                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             hello = json.loads(servers[label].stdout.readline())
             print(label, revision or "working tree", hello["file"])
-            if not args.unpinned:
-                pin_apart(hello["workers"], host=servers[label].pid)
+            if not args.unpinned and len(hello["workers"]) == 2:  # one per backend: a pool's
+                pin_apart(hello["workers"], host=servers[label].pid)  # would share one core
         results: dict[str, dict[str, list[float]]] = {k: {} for k in servers}
         for block in range(args.blocks):
             order = list(servers.items())  # alternates, so neither always runs first
