@@ -128,7 +128,7 @@ class WorkerPool:
                 raise
         replies: list[dict[str, Any]] = []
         failure: UnisimError | None = None
-        for k, member in enumerate(targets):  # not zip(strict=True): 0.17 us more on 3.11
+        for k, member in enumerate(targets):  # paired by index: zip(strict=True) costs more
             try:
                 replies.append(self.wait(member, sent[k], on_progress))
             except UnisimError as exc:

@@ -97,9 +97,9 @@ class DoorbellStepping:
         than the spin."""
         failure: UnisimError | None = None
         doze, spin = self._forecast.plan
-        inflight = self._inflight
-        for k, (member, channel, line, words) in enumerate(self._ends):  # not zip(strict=True):
-            request_id = inflight[k]  # 0.17 us more per step on 3.11
+        inflight = self._inflight  # paired by index: zip(strict=True) costs 0.17 us on 3.11
+        for k, (member, channel, line, words) in enumerate(self._ends):
+            request_id = inflight[k]
             try:
                 value = words[REPLY]
                 if value != request_id and not doze:
@@ -139,7 +139,7 @@ class DoorbellStepping:
                 raise channel.died("during STEP", timeout, timed_out=True)
 
         while value != request_id:
-            value = line.await_change(bell.REPLY, value, bell.HOST_WAITING, spin, SLICE,
+            value = line.await_change(REPLY, value, bell.HOST_WAITING, spin, SLICE,
                                       between_slices, doze)
             doze = 0.0
         return read
@@ -160,6 +160,6 @@ class LineSignal:
 
     def await_reply(self, member: Member, request_id: int) -> None:
         line = self.line_of[id(member)]
-        replied = line.words[bell.REPLY]
+        replied = line.words[REPLY]
         if replied != request_id:
-            line.spin(bell.REPLY, replied, HOST_SPIN)
+            line.spin(REPLY, replied, HOST_SPIN)
