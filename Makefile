@@ -8,7 +8,7 @@ HOST := $(VENV)/bin/python
 TYPECHECK := .venv-typecheck
 
 # The IsaacGym SDK fake of the test kit: Python 3.8 code, linted as the worker is.
-FAKE38 := unisim/testing/isaacgym_fake
+FAKE38 := unisim/isaacgym_fake
 
 .PHONY: demo test lint ci clean gpu-stage bench bench-quick bench-profile bench-sweep
 
@@ -42,13 +42,13 @@ test: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	  MUJOCO_GL=$${MUJOCO_GL:-egl} $(HOST) -m pytest
 
 lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
-	$(VENV)/bin/ruff check --extend-exclude $(FAKE38) unisim tests benchmarks tools
-	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 worker protocol $(BENCH38) \
+	$(VENV)/bin/ruff check --extend-exclude unisim/protocol,unisim/worker,$(FAKE38) unisim tests benchmarks tools
+	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 unisim/worker unisim/protocol $(BENCH38) \
 	  $(FAKE38)
 	$(VENV)/bin/mypy
-	$(VENV)/bin/vermin -q -t=3.8- --no-tips --eval-annotations --violations worker protocol $(BENCH38) \
+	$(VENV)/bin/vermin -q -t=3.8- --no-tips --eval-annotations --violations unisim/worker unisim/protocol $(BENCH38) \
 	  $(FAKE38)
-	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q worker protocol \
+	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q unisim/worker unisim/protocol \
 	  $(FAKE38); fi
 	$(TYPECHECK)/bin/python tools/typecheck/isaacgym_typecheck.py
 

@@ -74,8 +74,9 @@ def package(revision: str | None, into: Path) -> Path:
         subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
     site = into / "site"
     shutil.copytree(source / "unisim", site / "unisim")
-    for part in ("protocol", "worker"):
-        (site / "unisim" / part).symlink_to(source / part)
+    for part in ("protocol", "worker"):  # revisions before both moved into unisim/
+        if (source / part).is_dir():
+            (site / "unisim" / part).symlink_to(source / part)
     return site
 
 

@@ -68,7 +68,7 @@ class InProcess(Mode):
         import mujoco
         from mujoco import mjx
 
-        from unisim.worker.engines import mjx_engine
+        from unisim.worker.engines.mjx import engine as mjx_engine
 
         model = mujoco.MjModel.from_xml_path(models.resolve(MODEL))
         device = jax.devices()[0]

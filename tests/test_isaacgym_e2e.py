@@ -1,8 +1,8 @@
 """The IsaacGym adapter, end to end: a real Python 3.8 worker over the SDK fake.
 
-``unisim.testing.isaacgym_fake`` plays the SDK (gymapi/gymtorch on MuJoCo physics, strict
+``unisim/isaacgym_fake`` plays the SDK (gymapi/gymtorch on MuJoCo physics, strict
 about misuse); everything else is real: the worker process, the pipes, shared memory, the
-adapter in ``worker/engines/isaacgym_*.py``. CPU pipeline (no GPU here); the GPU pipeline
+adapter in ``unisim/worker/engines/isaacgym/``. CPU pipeline (no GPU here); the GPU pipeline
 and the CUDA plane ran on the GPU machine (docs/isaacgym.md).
 """
 
@@ -235,7 +235,7 @@ def test_a_crash_in_the_middle_of_a_step(isaacgym: Open, tmp_path: Path,
         assert time.monotonic() - started < 10
         text = str(died.value)
         assert "SIGSEGV" in text or "-11" in text, text
-        assert "isaacgym_sim.py" in text and "in step" in text, text
+        assert "isaacgym/sim.py" in text and "in step" in text, text
         with pytest.raises(unisim.BackendDead):
             sim.step()
     assert list(tmp_path.iterdir()) == []

@@ -3,7 +3,7 @@
 The worker interpreter is this machine's own Python (on the GPU machine: Python 3.12 with
 CUDA torch; the worker code is version-agnostic) with the fake on its path. Covers what
 the CPU runs in CI cannot: ``use_gpu_pipeline``, tensors on ``cuda:N``, ``fetch_results``
-before graphics, and the CUDA data plane (``isaacgym_io.DeviceSlots``). Skipped, saying
+before graphics, and the CUDA data plane (``planes.DeviceSlots``). Skipped, saying
 why, on machines without an NVIDIA GPU and CUDA torch (tools/gpu/gpu_run.sh runs it there).
 """
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from unisim import models
-from unisim.worker.engines import isaacgym_mapping as mapping
 from unisim.worker.engines import mjcf_scan
-from unisim.worker.engines.isaacgym_options import Options
+from unisim.worker.engines.isaacgym import mapping
+from unisim.worker.engines.isaacgym.options import Options
 
 # gymapi.DofProperties as IsaacGym Preview 4 returns it (a numpy structured array).
 DOF_PROPERTIES = np.dtype([("hasLimits", "?"), ("lower", "<f4"), ("upper", "<f4"),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import ast
+import importlib.util
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,10 +25,11 @@ def gate(*args: Path | str) -> subprocess.CompletedProcess[str]:
 
 def _adapter_files() -> int:
     """How many files the gate checks: its ``ADAPTER`` tuple, read from the script."""
-    for node in ast.parse(SCRIPT.read_text()).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "ADAPTER":
-            return len(ast.literal_eval(node.value))
-    raise AssertionError("tools/typecheck/isaacgym_typecheck.py has no ADAPTER tuple")
+    spec = importlib.util.spec_from_file_location("isaacgym_typecheck", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return len(script.ADAPTER)
 
 
 def test_adapter_passes_the_gate() -> None:
@@ -46,17 +48,14 @@ def test_a_wrong_gymapi_call_fails_the_gate() -> None:
 
 def test_a_wrong_gymapi_call_planted_in_the_adapter_fails_the_gate(tmp_path: Path) -> None:
     """The same check on a copy of the real adapter with one argument removed."""
-    worker = tmp_path / "worker" / "engines"
-    worker.mkdir(parents=True)
-    (worker.parent / "__init__.py").write_text("")
-    for source in (ROOT / "worker" / "engines").glob("*.py"):
-        text = source.read_text()
-        if source.name == "isaacgym_sim.py":
-            planted = text.replace("self.gym.add_ground(sim, plane)", "self.gym.add_ground(sim)")
-            assert planted != text
-            text = planted
-        (worker / source.name).write_text(text)
-    result = gate("--worker", worker.parent, worker / "isaacgym_sim.py")
+    worker = tmp_path / "worker"
+    shutil.copytree(ROOT / "unisim" / "worker", worker)
+    sim = worker / "engines" / "isaacgym" / "sim.py"
+    text = sim.read_text()
+    planted = text.replace("self.gym.add_ground(sim, plane)", "self.gym.add_ground(sim)")
+    assert planted != text
+    sim.write_text(planted)
+    result = gate("--worker", worker, sim)
     assert result.returncode == 1, result.stdout + result.stderr
     assert 'Missing positional argument "params" in call to "add_ground" of "Gym"' \
         in result.stdout

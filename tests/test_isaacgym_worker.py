@@ -35,7 +35,7 @@ def test_init_checks_the_model_then_fails_cleanly_on_the_missing_sdk(py38_channe
     py38_channel.hello(30)
     error = init(py38_channel, {"pipeline": "cpu"}, keyframe="stand")
     assert error.exc_type == "ModuleNotFoundError" and "isaacgym" in error.remote_message
-    assert "isaacgym_sim.py" in error.remote_traceback  # got as far as the SDK import
+    assert "isaacgym/sim.py" in error.remote_traceback  # got as far as the SDK import
     assert py38_channel.request(Command.PING, {}, 10) == {}  # and the worker still serves
 
 
@@ -53,7 +53,7 @@ def test_bad_requests_are_refused_before_the_sdk_is_touched(
     py38_channel.hello(30)
     error = init(py38_channel, options, keyframe)
     assert message in error.remote_message
-    assert "isaacgym_sim" not in error.remote_traceback
+    assert "isaacgym/sim" not in error.remote_traceback
 
 
 CUDA_PLANE = {"data_plane": "cuda", "device": {"ordinal": 0, "uuid": bytes(16)}}
@@ -65,7 +65,7 @@ def test_the_cuda_plane_on_the_cpu_pipeline_is_refused_before_the_sdk(
     error = init(py38_channel, {"pipeline": "cpu"}, **CUDA_PLANE)
     assert "data_plane='cuda'" in error.remote_message
     assert "pipeline='cpu'" in error.remote_message
-    assert "isaacgym_sim" not in error.remote_traceback
+    assert "isaacgym/sim" not in error.remote_traceback
 
 
 def test_the_cuda_plane_looks_for_the_arenas_gpu_before_the_sdk(py38_channel: Channel) -> None:
@@ -74,5 +74,5 @@ def test_the_cuda_plane_looks_for_the_arenas_gpu_before_the_sdk(py38_channel: Ch
     error = init(py38_channel, {}, **CUDA_PLANE)
     assert error.exc_type in ("CudaUnavailable", "CudaError"), error.remote_message
     assert "libcuda" in error.remote_message or "no GPU visible" in error.remote_message
-    assert "isaacgym_sim" not in error.remote_traceback
+    assert "isaacgym/sim" not in error.remote_traceback
     assert py38_channel.request(Command.PING, {}, 10) == {}

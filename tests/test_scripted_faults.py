@@ -51,7 +51,7 @@ def test_remote_exception_keeps_backend_usable(mock: Mock) -> None:
             sim.step()
         assert caught.value.exc_type == "ScriptedError"
         assert not caught.value.faulted
-        assert "mock_engine.py" in caught.value.remote_traceback
+        assert "mock/engine.py" in caught.value.remote_traceback
         sim.step()  # usable: third call succeeds
         assert sim.qvel[0, 0] > 0
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_no_pickle_in_the_protocol_or_the_worker() -> None:
-    sources = [*ROOT.glob("protocol/**/*.py"), *ROOT.glob("worker/**/*.py"),
+    sources = [*ROOT.glob("unisim/protocol/**/*.py"), *ROOT.glob("unisim/worker/**/*.py"),
                ROOT / "unisim" / "channel.py", ROOT / "unisim" / "slots.py"]
     assert len(sources) > 10
     for source in sources:

@@ -27,11 +27,11 @@ def test_wheel_installs_and_steps_a_model(tmp_path: Path) -> None:
     wheel = next(tmp_path.glob("unisim_bridge-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for required in ("unisim/worker/main.py", "unisim/worker/bootstrap.py",
-                     "unisim/worker/engines/mujoco_engine.py",
+                     "unisim/worker/engines/mujoco/engine.py",
                      "unisim/protocol/framing.py", "unisim/protocol/PROTOCOL.md",
                      "unisim/models/quadruped.xml", "unisim/models/quadruped_policy.npz",
                      "unisim/testing/pytest_plugin.py",
-                     "unisim/testing/isaacgym_fake/isaacgym/gymapi.py"):
+                     "unisim/isaacgym_fake/isaacgym/gymapi.py"):
         assert required in names, f"{required} missing from {wheel.name}"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

@@ -24,11 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 TYPINGS = Path(__file__).resolve().parent / "typings"
 GENERATED = ROOT / ".typings"
 PACKAGES = GENERATED / "packages"  # unisim.worker and unisim.protocol under their real names
-ADAPTER = ("worker/engines/isaacgym_engine.py", "worker/engines/isaacgym_sim.py",
-           "worker/engines/isaacgym_io.py", "worker/engines/isaacgym_mapping.py",
-           "worker/engines/isaacgym_options.py", "worker/engines/isaacgym_kinematics.py",
-           "worker/engines/mjcf_scan.py", "worker/engines/isaacgym_physics.py",
-           "protocol/cuda_driver.py", "protocol/cuda_arena.py")
+WORKER = ROOT / "unisim" / "worker"
+CORE = ROOT / "unisim" / "protocol"
+ADAPTER = (*sorted((WORKER / "engines" / "isaacgym").glob("*.py")),
+           WORKER / "engines" / "mjcf_scan.py", CORE / "cuda_driver.py", CORE / "cuda_arena.py")
 PY38 = ROOT / ".venv38" / "bin" / "python"
 
 
@@ -60,7 +59,7 @@ def build_packages(worker: Path) -> Path:
     root.mkdir(parents=True)
     (root / "__init__.py").write_text("")
     (root / "worker").symlink_to(worker)
-    (root / "protocol").symlink_to(ROOT / "protocol")
+    (root / "protocol").symlink_to(CORE)
     return PACKAGES
 
 
@@ -69,9 +68,10 @@ def targets(paths: list[Path], worker: Path) -> list[str]:
     relative imports resolve), the path itself for any other file."""
     found = []
     for path in paths:
-        for package, folder in (("unisim.worker", worker), ("unisim.protocol", ROOT / "protocol")):
+        for package, folder in (("unisim.worker", worker), ("unisim.protocol", CORE)):
             if path.resolve().is_relative_to(folder.resolve()):
                 parts = path.resolve().relative_to(folder.resolve()).with_suffix("").parts
+                parts = parts[:-1] if parts[-1] == "__init__" else parts
                 found += ["-m", ".".join((package, *parts))]
                 break
         else:
@@ -81,13 +81,13 @@ def targets(paths: list[Path], worker: Path) -> list[str]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--worker", type=Path, default=ROOT / "worker",
+    parser.add_argument("--worker", type=Path, default=WORKER,
                         help="the worker package's folder (a copy, to test the gate)")
     parser.add_argument("files", nargs="*", type=Path)
     args = parser.parse_args(argv)
     stubs = build_stubs()
     packages = build_packages(args.worker.resolve())
-    modules = targets(args.files or [ROOT / name for name in ADAPTER], args.worker)
+    modules = targets(args.files or list(ADAPTER), args.worker)
     command = [sys.executable, "-m", "mypy", "--config-file", str(TYPINGS / "mypy-isaacgym.ini"),
                "--cache-dir", str(GENERATED / "mypy-cache"), "--explicit-package-bases"]
     if PY38.exists():  # numpy's own stubs as the worker sees them (numpy 1.24, Python 3.8)

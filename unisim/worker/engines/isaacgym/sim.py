@@ -15,10 +15,10 @@ import numpy as np
 import torch
 # isort: on
 
-from . import isaacgym_mapping as mapping
-from .isaacgym_options import CAMERA_DEFAULTS, Options
+from . import mapping
+from .options import CAMERA_DEFAULTS, Options
 
-# Drive-mode codes in the order isaacgym_mapping.Drives expects (NONE, POS, VEL, EFFORT).
+# Drive-mode codes in the order mapping.Drives expects (NONE, POS, VEL, EFFORT).
 MODES = (int(gymapi.DOF_MODE_NONE), int(gymapi.DOF_MODE_POS), int(gymapi.DOF_MODE_VEL),
          int(gymapi.DOF_MODE_EFFORT))
 PROGRESS_EVERY = 256
@@ -278,7 +278,7 @@ class IsaacSim:
 
     def write_body_states(self, rows: Any, states: np.ndarray) -> None:
         """Body states (env frame) of ``rows`` until the next refresh after a simulate:
-        PhysX computes none before it (see ``isaacgym_kinematics``)."""
+        PhysX computes none before it (see ``kinematics``)."""
         index = self.arrays.index(rows)
         bodies = self.bodies.view(self.num_envs, self.nbody, 13)
         states = self.arrays.float32(states)

@@ -34,8 +34,8 @@ import numpy as np
 
 from unisim.protocol.schemas import physics_layout, slot
 
-from . import physics
-from .base import Engine, EngineFault
+from .. import physics
+from ..base import Engine, EngineFault
 
 
 class ScriptedError(RuntimeError):
@@ -151,7 +151,7 @@ class MockEngine(Engine):
 
 def _mjcf_layout(model, keyframe):
     """The mock layout of an MJCF file, read as XML."""
-    from .mjcf_scan import scan
+    from ..mjcf_scan import scan
 
     scene = scan(model)
     qpos0, qvel0 = scene.initial_state(keyframe)

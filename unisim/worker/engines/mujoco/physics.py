@@ -16,7 +16,7 @@ writes, for ``mujoco.batch`` (per-simulation fields) and for one ``MjModel`` per
 
 import numpy as np
 
-from . import physics
+from .. import physics
 
 QUANTITIES = ("friction", "mass", "damping", "stiffness", "armature", "gain", "gravity",
               "push")

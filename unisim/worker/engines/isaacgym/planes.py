@@ -8,7 +8,7 @@
   state goes out by ``DeviceMapping.publish`` (device-to-device copies, ``state_ready``,
   and a wait for the copies before the reply). No host copy on the step path.
 
-Imported by the engine after ``isaacgym_sim`` (torch only after isaacgym).
+Imported by the engine after ``sim`` (torch only after isaacgym).
 """
 
 from typing import Any, Dict

@@ -21,8 +21,8 @@ import os
 
 import numpy as np
 
-from .base import Engine, EngineFault
-from .mjmodel import Scene
+from ..base import Engine, EngineFault
+from ..mjmodel import Scene
 
 
 def initial_data(mujoco, mjx, jax, model, num_envs, device, key_id):

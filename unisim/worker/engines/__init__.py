@@ -8,11 +8,11 @@ import importlib.util
 import os
 
 ENGINES = {
-    "mujoco": ".mujoco_engine",
-    "mock": ".mock_engine",
-    "isaacgym": ".isaacgym_engine",
-    "render": ".render_engine",
-    "mjx": ".mjx_engine",
+    "mujoco": ".mujoco.engine",
+    "mock": ".mock.engine",
+    "isaacgym": ".isaacgym.engine",
+    "render": ".render.engine",
+    "mjx": ".mjx.engine",
 }
 
 

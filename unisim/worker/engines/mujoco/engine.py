@@ -17,9 +17,10 @@ from unisim.protocol.arena import ArenaCache
 from unisim.protocol.schemas import parse_capture_request, slot
 from unisim.protocol.work_queue import MAX_CHUNKS, claim, valid_bounds
 
-from . import mujoco_physics, physics, rendering
-from .base import Engine, EngineFault
-from .mjmodel import Scene
+from .. import physics, rendering
+from ..base import Engine, EngineFault
+from ..mjmodel import Scene
+from . import physics as mujoco_physics
 
 
 def bound_step(stepper, slots):
@@ -320,7 +321,7 @@ class MujocoEngine(Engine):
         layout["slots"] += physics.slots(spec.get("physics"))
         return layout
 
-    # -- physics randomisation (engines/mujoco_physics.py) -----------------------------
+    # -- physics randomisation (engines/mujoco/physics.py) -----------------------------
 
     def physics_applier(self, spec):
         """What applies ``spec``'s draws to this engine's simulations (None: no spec)."""

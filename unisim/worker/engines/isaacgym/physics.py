@@ -24,8 +24,8 @@ from isaacgym import gymapi  # IsaacGym refuses to load after torch
 import numpy as np
 # isort: on
 
-from . import isaacgym_mapping as mapping
-from . import physics
+from .. import physics
+from . import mapping
 
 QUANTITIES = ("friction", "mass", "damping", "armature", "gain", "push")
 

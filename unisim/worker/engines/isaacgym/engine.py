@@ -6,11 +6,11 @@ body-frame angular velocity), ``ctrl`` per MJCF actuator (position actuators: ta
 motors: forces). ``body_states`` (per body: env-local position, xyzw quaternion, linear
 and angular velocity in world axes) and ``contact_forces`` are IsaacGym's own tensors.
 
-Options (INIT ``options``) are documented in ``isaacgym_options`` and docs/isaacgym.md.
+Options (INIT ``options``) are documented in ``options`` and docs/isaacgym.md.
 The slots live in host shared memory or, on the GPU pipeline, in the host's CUDA arena
-(``data_plane="cuda"``, see ``isaacgym_io``); the sim computes what it publishes as torch
+(``data_plane="cuda"``, see ``planes``); the sim computes what it publishes as torch
 tensors on its own device either way.
-The SDK is imported inside ``init`` (``isaacgym_sim``: isaacgym first, then torch).
+The SDK is imported inside ``init`` (``sim``: isaacgym first, then torch).
 """
 
 import os
@@ -22,22 +22,21 @@ import numpy as np
 from unisim.protocol.arena import ArenaCache
 from unisim.protocol.schemas import parse_capture_request, physics_layout, slot
 
-from . import isaacgym_kinematics as kinematics
-from . import isaacgym_mapping as mapping
-from . import mjcf_scan, physics, rendering
-from .base import Engine, EngineFault
-from .isaacgym_kinematics import Kinematics
-from .isaacgym_options import Options
+from .. import mjcf_scan, physics, rendering
+from ..base import Engine, EngineFault
+from . import kinematics, mapping
+from .kinematics import Kinematics
+from .options import Options
 
 
 class IsaacGymEngine(Engine):
-    # engines/isaacgym_physics.py (which imports the SDK, so it is named here)
+    # engines/isaacgym/physics.py (which imports the SDK, so it is named here)
     physics_quantities = ("friction", "mass", "damping", "armature", "gain", "push")
 
     def __init__(self):
         self.slots = {}
         self.physics: Any = None
-        self.io: Any = None  # isaacgym_io.HostSlots or DeviceSlots, from attach
+        self.io: Any = None  # planes.HostSlots or DeviceSlots, from attach
         self.images = ArenaCache(keep=1)  # the host's capture arena
 
     def init(self, spec, worker):
@@ -74,7 +73,7 @@ class IsaacGymEngine(Engine):
         self.initial_qvel = np.array([initial[v][1] for v in assignment])
 
         worker.progress(0, num_envs, "importing IsaacGym (the first run compiles gymtorch)")
-        from .isaacgym_sim import IsaacSim  # the SDK, lazily: isaacgym, then torch
+        from .sim import IsaacSim  # the SDK, lazily: isaacgym, then torch
 
         self.sim = IsaacSim(scenes, assignment, options, worker.progress)
         self.assignment = np.array(assignment)
@@ -99,7 +98,7 @@ class IsaacGymEngine(Engine):
         if options.viewer:
             slots.append(slot("viewer_open", "|u1", []))
         if spec.get("physics"):
-            from .isaacgym_physics import IsaacPhysics
+            from .physics import IsaacPhysics
 
             if self.device_resident and options.choose_plane(spec) == "cuda":
                 raise ValueError("physics randomisation on IsaacGym reads its draws from host "
@@ -122,7 +121,7 @@ class IsaacGymEngine(Engine):
                 options.self_collision, scene.excludes, warnings))
 
     def attach(self, slots):
-        from .isaacgym_io import DeviceSlots, HostSlots
+        from .planes import DeviceSlots, HostSlots
 
         self.slots = slots
         if isinstance(slots["ctrl"], np.ndarray):
@@ -152,7 +151,7 @@ class IsaacGymEngine(Engine):
 
     def _stage(self, rows, qpos, qvel):
         """Stage a state for ``rows`` and give them the body states PhysX will only have
-        after the next simulate (``isaacgym_kinematics``)."""
+        after the next simulate (``kinematics``)."""
         self.sim.stage(rows, qpos, qvel)
         if self.kinematics is None:
             bodies = kinematics.nan_body_states(len(rows), self.sim.nbody)
@@ -162,7 +161,7 @@ class IsaacGymEngine(Engine):
         self.sim.write_body_states(rows, bodies)
 
     def randomize(self, parameters, push, resetting=False):
-        """Apply the flagged rows' physics draws and pushes (engines/isaacgym_physics.py)."""
+        """Apply the flagged rows' physics draws and pushes (engines/isaacgym/physics.py)."""
         rows = np.flatnonzero(self.slots["reset_mask"])
         if parameters and "physics" in self.slots:
             self.physics.apply(rows, self.slots["physics"])

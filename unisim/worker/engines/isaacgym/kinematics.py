@@ -12,7 +12,7 @@ it those rows are NaN until the next step, and the configuration report says so.
 
 import numpy as np
 
-from . import rendering
+from .. import rendering
 
 MISSING = ("MuJoCo is not installed in the worker's interpreter: body_states are NaN after "
            "INIT and after a reset until the next step (PhysX has no forward kinematics); "

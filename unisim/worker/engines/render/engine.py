@@ -11,9 +11,9 @@ request) from a camera into those rows. Several workers share the arena, each it
 from unisim.protocol.arena import ArenaCache
 from unisim.protocol.schemas import parse_render_request, render_layout, slot
 
-from . import rendering
-from .base import Renderer
-from .mjmodel import load_model
+from .. import rendering
+from ..base import Renderer
+from ..mjmodel import load_model
 from .randomizer import Randomizer
 
 

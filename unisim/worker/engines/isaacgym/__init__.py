@@ -1,0 +1,1 @@
+"""The IsaacGym engine: ``engine.ENGINE`` adapts the SDK (imported lazily, in ``sim``)."""

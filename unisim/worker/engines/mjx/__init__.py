@@ -1,0 +1,1 @@
+"""The MJX engine: ``engine.ENGINE``, MuJoCo's JAX port on the GPU."""

@@ -1,0 +1,1 @@
+"""The scripted mock engine of the tests: ``engine.ENGINE`` misbehaves on request."""

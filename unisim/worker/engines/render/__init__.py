@@ -1,0 +1,1 @@
+"""The render pool's engine: ``engine.ENGINE`` draws rows of states, simulates nothing."""
