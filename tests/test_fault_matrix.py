@@ -1,4 +1,8 @@
-"""The fault matrix: every fault, in every phase, detected in bounded time, nothing leaked.
+"""The fault matrix: every fault, in every phase, detected by its own cause, nothing leaked.
+
+A crash, a stray or corrupt frame is raised as its typed error while deadlines of ``LONG``
+are armed: had the host noticed it only at a deadline, the error would be a WorkerTimeout.
+A hang is a WorkerTimeout that names its deadline. Times are measured, never asserted.
 
 Each case records what the user saw and how long detection took into the file named by
 ``UNISIM_FAULT_MATRIX`` (default ``build/fault-matrix.jsonl``);
@@ -28,7 +32,7 @@ from unisim.slots import PREFIX, SHM_DIR, reap_orphans
 from unisim.testing import Fault, mock_backend
 
 MATRIX = Path(os.environ.get("UNISIM_FAULT_MATRIX", "build/fault-matrix.jsonl"))
-CRASH_BOUND = 1.0  # seconds from the fault to the typed error
+LONG = 60.0  # seconds: the deadlines armed where a fault must be found by its own cause
 STEP_TIMEOUT, SETUP_TIMEOUT = 0.5, 1.5
 Record = Callable[[str, str, "BaseException | str", float], None]
 
@@ -83,25 +87,24 @@ def test_crash_in_a_command(kind: str, phase: str, record: Record) -> None:
     build, returncode = CRASHES[kind]
     fault = build(phase)  # type: ignore[operator]
     if phase == "INIT":
-        error, seconds = timed(lambda: mock_backend(2, faults=[fault]))
+        error, seconds = timed(lambda: mock_backend(2, faults=[fault], init_timeout=LONG))
     else:
-        with mock_backend(2, faults=[fault]) as sim:
+        with mock_backend(2, faults=[fault], timeout=LONG) as sim:
             error, seconds = timed(sim.step if phase == "STEP" else sim.reset)
     assert isinstance(error, unisim.WorkerCrashed), error
-    assert error.returncode == returncode and seconds < CRASH_BOUND
+    assert error.returncode == returncode
     assert str(-returncode) in str(error) or "SIG" in str(error) or "status 3" in str(error)
     record(kind, phase, error, seconds)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGSEGV])
 def test_crash_while_idle(sig: signal.Signals, record: Record) -> None:
-    with mock_backend(2) as sim:
+    with mock_backend(2, timeout=LONG) as sim:
         sim.step()
         os.kill(sim.worker_pid, sig)
         time.sleep(0.2)  # the worker dies between two calls
         error, seconds = timed(sim.step)
     assert isinstance(error, unisim.WorkerCrashed) and error.returncode == -sig
-    assert seconds < CRASH_BOUND
     record(sig.name, "idle", error, seconds)
 
 
@@ -112,10 +115,11 @@ def test_crash_while_idle(sig: signal.Signals, record: Record) -> None:
 ])
 def test_crash_during_the_handshake(kind: str, body: str, tmp_path: Path,
                                     record: Record) -> None:
-    error, seconds = timed(lambda: unisim.Backend("mock", python=stand_in(tmp_path, body)))
+    error, seconds = timed(lambda: unisim.Backend("mock", python=stand_in(tmp_path, body),
+                                                  init_timeout=LONG))
     assert isinstance(error, unisim.SetupError), error
     assert isinstance(error.__cause__, unisim.WorkerCrashed)
-    assert "did not speak the unisim protocol" in str(error) and seconds < CRASH_BOUND
+    assert "did not speak the unisim protocol" in str(error)
     record(kind, "handshake", error, seconds)
 
 
@@ -135,7 +139,7 @@ def test_hang_in_a_command_times_out_at_the_deadline(kind: str, phase: str,
             error, seconds = timed(sim.step if phase == "STEP" else sim.reset)
             assert not Path(f"/proc/{sim.worker_pid}").exists()  # killed and reaped
     assert isinstance(error, unisim.WorkerTimeout), error
-    assert deadline <= seconds < deadline + 1.0
+    assert f"within {deadline:g} s" in str(error), error
     record(kind, phase, error, seconds)
 
 
@@ -144,7 +148,7 @@ def test_stopped_while_idle_times_out_at_the_next_call(record: Record) -> None:
         os.kill(sim.worker_pid, signal.SIGSTOP)
         error, seconds = timed(sim.step)
     assert isinstance(error, unisim.WorkerTimeout)
-    assert STEP_TIMEOUT <= seconds < STEP_TIMEOUT + 1.0
+    assert f"within {STEP_TIMEOUT:g} s" in str(error), error
     record("SIGSTOP", "idle", error, seconds)
 
 
@@ -154,7 +158,7 @@ def test_hang_during_the_handshake(tmp_path: Path, record: Record) -> None:
                                                   init_timeout=SETUP_TIMEOUT))
     assert isinstance(error, unisim.SetupError)
     assert isinstance(error.__cause__, unisim.WorkerTimeout)
-    assert SETUP_TIMEOUT <= seconds < SETUP_TIMEOUT + 1.0
+    assert f"within {SETUP_TIMEOUT:g} s" in str(error.__cause__), error.__cause__
     record("hang", "handshake", error, seconds)
 
 
@@ -162,11 +166,11 @@ def test_hang_during_the_handshake(tmp_path: Path, record: Record) -> None:
 
 def test_a_program_that_prints_junk_is_not_a_worker(tmp_path: Path, record: Record) -> None:
     python = stand_in(tmp_path, "echo oops >&2; sleep 0.2; echo 'Welcome to FooShell 1.0'; sleep 5")
-    error, seconds = timed(lambda: unisim.Backend("mock", python=python))
+    error, seconds = timed(lambda: unisim.Backend("mock", python=python, init_timeout=LONG))
     assert isinstance(error, unisim.SetupError)
     assert "did not speak the unisim protocol" in str(error)
     assert "Welcome to FooShell" in str(error) and "oops" in str(error)
-    assert error.hint and seconds < CRASH_BOUND
+    assert error.hint
     record("junk on stdout", "handshake", error, seconds)
 
 
@@ -204,20 +208,21 @@ def _header(version: int = 1, length: int = 0) -> bytes:
 ])
 def test_corrupt_frame_from_the_worker(name: str, data: bytes, message: str,
                                        record: Record) -> None:
-    with mock_backend(2, doorbell=False, faults=[Fault.garbage("STEP", data=data)]) as sim:
+    with mock_backend(2, doorbell=False, faults=[Fault.garbage("STEP", data=data)],
+                      timeout=LONG) as sim:
         error, seconds = timed(sim.step)
     assert isinstance(error, unisim.ProtocolError), error
-    assert message in str(error) and seconds < CRASH_BOUND
+    assert message in str(error)
     record(f"{name} (worker→host)", "STEP", error, seconds)
 
 
 def test_truncated_frame_from_the_worker(record: Record) -> None:
     faults = [Fault.garbage("STEP", data=_header(length=100) + b"partial"),
               Fault.exit("STEP", code=0)]
-    with mock_backend(2, doorbell=False, faults=faults) as sim:
+    with mock_backend(2, doorbell=False, faults=faults, timeout=LONG) as sim:
         error, seconds = timed(sim.step)
     assert isinstance(error, unisim.ProtocolError)
-    assert "stream ended inside a frame" in str(error) and seconds < CRASH_BOUND
+    assert "stream ended inside a frame" in str(error)
     record("truncated frame (worker→host)", "STEP", error, seconds)
 
 
@@ -246,7 +251,7 @@ def test_corrupt_stream_from_the_host_stops_the_worker(raw_worker: WorkerProcess
     start = time.monotonic()
     os.write(raw_worker.stdin_fd, data)
     os.close(raw_worker.stdin_fd)  # a truncated frame needs the end of the stream
-    assert raw_worker.wait(CRASH_BOUND) == 2
+    assert raw_worker.wait(LONG) == 2
     assert message in raw_worker.stderr_tail()
     record(f"{name} (host→worker)", "any", "worker exits with status 2, says why on stderr",
            time.monotonic() - start)
@@ -306,10 +311,10 @@ def test_host_killed_mid_step_takes_the_worker_down(doorbell: bool, record: Reco
     os.kill(host.pid, signal.SIGKILL)
     host.wait()
     start = time.monotonic()
-    while _running(worker) and time.monotonic() - start < 5:
+    while _running(worker) and time.monotonic() - start < LONG:
         time.sleep(0.02)
     seconds = time.monotonic() - start
-    assert not _running(worker) and seconds < 2.0
+    assert not _running(worker)  # it noticed by itself: nobody else signals it
     assert not list(SHM_DIR.glob(f"{PREFIX}{host.pid}-*"))  # unlinked at attach
     record("host SIGKILL", f"STEP ({'doorbell' if doorbell else 'pipe'})",
            "the worker exits by itself; no segment left", seconds)

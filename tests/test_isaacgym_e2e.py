@@ -228,11 +228,9 @@ def test_a_crash_in_the_middle_of_a_step(isaacgym: Open, tmp_path: Path,
     monkeypatch.setenv("TMPDIR", str(tmp_path))  # the worker's temporary folder
     with isaacgym(ARM.read_text(), timeout=60.0) as sim:
         timer = _during_step(sim, lambda pid: os.kill(pid, signal.SIGSEGV))
-        started = time.monotonic()
-        with pytest.raises(WorkerDied) as died:
+        with pytest.raises(WorkerDied) as died:  # found by the crash: the deadline is 60 s
             sim.step(substeps=LONG)
         timer.join()
-        assert time.monotonic() - started < 10
         text = str(died.value)
         assert "SIGSEGV" in text or "-11" in text, text
         assert "isaacgym/sim.py" in text and "in step" in text, text
@@ -246,11 +244,9 @@ def test_a_hang_in_the_middle_of_a_step(isaacgym: Open) -> None:
     killed (the leak guard checks that no process is left)."""
     with isaacgym(timeout=2.0) as sim:
         timer = _during_step(sim, lambda pid: os.kill(pid, signal.SIGSTOP))
-        started = time.monotonic()
-        with pytest.raises(WorkerTimeout):
+        with pytest.raises(WorkerTimeout, match=r"did not answer within 2 s"):
             sim.step(substeps=LONG)
         timer.join()
-        assert time.monotonic() - started < 10
         with pytest.raises(unisim.BackendDead):
             sim.step()
 

