@@ -1,0 +1,74 @@
+"""A bridged task's in-process reference: the same task, built the same way, stepped here.
+
+Run on the worker's interpreter (Python 3.8 with the SDK or its fake):
+
+    python task_bridge_inprocess.py rollout OPTIONS.json NUM_ENVS ACTIONS.npy OUT.npz
+    python task_bridge_inprocess.py time OPTIONS.json NUM_ENVS STEPS
+
+``OPTIONS.json`` holds the task engine's INIT options (``BridgedTask`` builds them). The task
+is built by the worker's own ``engines.task.build``, so both sides start from the same
+state and seed. ``rollout`` steps it with the given actions (steps, num_envs, num_actions)
+and saves each step's observations, rewards and resets; ``time`` prints, as one JSON
+line, the seconds each of ``STEPS`` steps of random actions took.
+"""
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from runner import install_packages
+
+WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "unisim", "worker")
+
+
+def build(options_path, num_envs):
+    install_packages(WORKER)
+    from unisim.worker.engines.task import build as task_build
+
+    with open(options_path) as handle:
+        options = json.load(handle)
+    device = options.get("sim_device", "cpu")
+    task, style = task_build.build(options, num_envs, device)
+    style.first(task)
+    return task, style
+
+
+def rollout(options_path, num_envs, actions_path, out_path):
+    task, style = build(options_path, num_envs)
+    import torch  # after the SDK, which the build imported
+
+    observations, rewards, resets = [], [], []
+    for actions in np.load(actions_path):
+        obs, _, rew, done, _ = style.outputs(task.step(torch.from_numpy(actions)))
+        observations.append(obs.cpu().numpy().copy())
+        rewards.append(rew.cpu().numpy().astype(np.float32))
+        resets.append(done.cpu().numpy().astype(bool))
+    np.savez(out_path, obs=np.array(observations), rew=np.array(rewards),
+             done=np.array(resets))
+
+
+def timed(options_path, num_envs, steps):
+    task, _ = build(options_path, num_envs)
+    import torch  # after the SDK, which the build imported
+
+    generator = torch.Generator().manual_seed(0)
+    shape = (num_envs, task.num_actions)
+    seconds = []
+    for _ in range(steps):
+        actions = torch.rand(shape, generator=generator) * 2.0 - 1.0
+        started = time.perf_counter()
+        task.step(actions.to(task.device))
+        if str(task.device).startswith("cuda"):
+            torch.cuda.synchronize()
+        seconds.append(time.perf_counter() - started)
+    print(json.dumps({"seconds": seconds}))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "rollout":
+        rollout(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
+    else:
+        timed(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))

@@ -1,0 +1,140 @@
+"""The task bridge: an IsaacGym task, unmodified, in a Python 3.8 worker on the SDK fake.
+
+The task is the CI ant (examples/isaacgym_tasks, in IsaacGymEnvs' style); the same task
+stepped in-process on the worker's interpreter is the reference.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from unisim.errors import RemoteError, WorkerTimeout
+from unisim.integrations.gymnasium import GymnasiumVectorEnv
+from unisim.task_bridge import BridgedTask
+from unisim.task_bridge.preview4 import IsaacGymPreview4Env
+from unisim.task_bridge.rsl_rl import RslRlTaskEnv, obs_groups
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+FAULTY = ROOT / "tests" / "fixtures"
+INPROCESS = ROOT / "benchmarks" / "py38" / "task_bridge_inprocess.py"
+ANT = "isaacgym_tasks.ant:Ant"
+
+
+def ant_cfg(episode_length: int = 200) -> dict[str, Any]:
+    cfg: dict[str, Any] = json.loads((EXAMPLES / "isaacgym_tasks" / "cfg" / "ant.json")
+                                     .read_text())
+    cfg["env"]["episodeLength"] = episode_length
+    return cfg
+
+
+def ant(python: str, num_envs: int, **kwargs: Any) -> BridgedTask:
+    kwargs.setdefault("cfg", ant_cfg())
+    return BridgedTask(kwargs.pop("task", ANT), num_envs, style="vec_task",
+                       paths=[EXAMPLES, FAULTY], python=python, **kwargs)
+
+
+def test_a_bridged_task_steps_bitwise_as_the_same_task_in_process(
+        isaacgym_fake_python: str, tmp_path: Path) -> None:
+    generator = torch.Generator().manual_seed(1)
+    actions = torch.rand(40, 6, 8, generator=generator) * 2.0 - 1.0
+    with ant(isaacgym_fake_python, 6, cfg=ant_cfg(episode_length=16), seed=3) as task:
+        assert (task.num_observations, task.num_privileged_observations,
+                task.num_actions, task.max_episode_length) == (33, 35, 8, 16)
+        assert task.step_dt == pytest.approx(0.0166) and task.log_names == ("length", "return")
+        assert task.sim.layout.engine == "task" and task.sim.worker_info["python"] < "3.9"
+        steps = [task.step(a) for a in actions]
+        (tmp_path / "options.json").write_text(json.dumps(task.options))
+    np.save(tmp_path / "actions.npy", actions.numpy())
+    subprocess.run([isaacgym_fake_python, str(INPROCESS), "rollout",
+                    str(tmp_path / "options.json"), "6", str(tmp_path / "actions.npy"),
+                    str(tmp_path / "ref.npz")], check=True, cwd=INPROCESS.parent)
+    ref = np.load(tmp_path / "ref.npz")
+    assert np.array_equal(np.stack([s.observations.numpy() for s in steps]), ref["obs"])
+    assert np.array_equal(np.stack([s.rewards.numpy() for s in steps]), ref["rew"])
+    assert np.array_equal(np.stack([s.done.numpy() for s in steps]), ref["done"])
+    assert np.stack([s.truncated.numpy() for s in steps]).any()
+    assert len(np.unique(ref["obs"][-1], axis=0)) == 6  # every env its own state
+    assert any(s.log for s in steps) and all(set(s.log) <= {"Episode/return", "Episode/length"}
+                                             for s in steps)
+
+
+def test_resets_start_new_episodes_only_where_the_task_has_not(
+        isaacgym_fake_python: str) -> None:
+    with ant(isaacgym_fake_python, 4, cfg=ant_cfg(episode_length=6)) as task:
+        task.step(torch.zeros(4, 8))  # the first step resets every env, as IsaacGymEnvs does
+        assert task.episode_length_buf.tolist() == [0, 0, 0, 0]
+        for _ in range(3):
+            before = task.step(torch.zeros(4, 8)).observations
+        assert task.episode_length_buf.tolist() == [3, 3, 3, 3]
+        after = task.reset(torch.tensor([False, True, False, True]))
+        assert task.episode_length_buf.tolist() == [3, 0, 3, 0]
+        assert torch.equal(after[[0, 2]], before[[0, 2]])
+        assert not torch.equal(after[[1, 3]], before[[1, 3]])
+        task.reset([1, 3])  # already at the start of an episode: nothing to do
+        with pytest.raises(ValueError, match="a second reset since the last step"):
+            task.reset()  # the SDK would keep only this call's setter rows
+        task.step(torch.zeros(4, 8))
+        task.episode_length_buf = torch.tensor([4, 0, 0, 0])  # rsl_rl's random start
+        assert task.step(torch.zeros(4, 8)).truncated.tolist() == [True, False, False, False]
+
+
+def test_the_learners_surfaces(isaacgym_fake_python: str) -> None:
+    with ant(isaacgym_fake_python, 4, cfg=ant_cfg(episode_length=5)) as task:
+        env = RslRlTaskEnv(task)
+        observations = env.get_observations()
+        assert observations["policy"].shape == (4, 33) and observations["critic"].shape == (4, 35)
+        assert obs_groups(task) == {"actor": ["policy"], "critic": ["critic"]}
+        for _ in range(6):
+            observations, rewards, _, extras = env.step(torch.zeros(4, 8))
+        assert rewards.shape == (4,) and extras["time_outs"].dtype == torch.bool
+        assert set(observations.keys()) == {"policy", "critic"}
+        gym_env = GymnasiumVectorEnv(task)
+        obs, _ = gym_env.reset()
+        obs, *_ = gym_env.step(np.zeros((4, 8), np.float32))
+        assert obs.shape == (4, 33) and gym_env.single_action_space.high.tolist() == [1.0] * 8
+        preview = IsaacGymPreview4Env(task)
+        assert (preview.num_obs, preview.num_states, preview.num_actions) == (33, 35, 8)
+        assert preview.observation_space.shape == (33,) and preview.state_space.shape == (35,)
+        obs_dict, _, reset, extras = preview.step(torch.zeros(4, 8))
+        assert obs_dict["obs"].shape == (4, 33) and obs_dict["states"].shape == (4, 35)
+        assert reset.dtype == torch.long and "time_outs" in extras
+        assert preview.reset()["obs"].shape == (4, 33) and preview.get_number_of_agents() == 1
+
+
+def test_an_error_in_the_task_comes_back_with_its_traceback(isaacgym_fake_python: str) -> None:
+    with ant(isaacgym_fake_python, 2, task="bridge_tasks.faulty:RaisingAnt") as task:
+        with pytest.raises(RemoteError) as info:
+            for _ in range(5):
+                task.step(torch.zeros(2, 8))
+    error = info.value
+    assert error.exc_type == "ZeroDivisionError" and error.faulted
+    assert "the torso's drag coefficient is zero" in str(error)
+    assert "faulty.py" in error.remote_traceback and "compute_torso_drag" in error.remote_traceback
+
+
+def test_bad_options_are_refused_by_name(isaacgym_fake_python: str) -> None:
+    cases: list[tuple[dict[str, Any], str]] = [
+            ({"task": "isaacgym_tasks.ant.Ant"}, "task must be 'package.module:Name'"),
+            ({"task": "isaacgym_tasks.ant:Bee"}, "module isaacgym_tasks.ant has no Bee"),
+            ({"cfg": {"env": {}}}, "style 'vec_task' needs cfg")]
+    for kwargs, message in cases:
+        with pytest.raises(RemoteError, match=message):
+            ant(isaacgym_fake_python, 2, **kwargs)
+
+
+def test_a_task_that_hangs_in_step_hits_the_deadline(isaacgym_fake_python: str) -> None:
+    with ant(isaacgym_fake_python, 2, task="bridge_tasks.faulty:SleepingAnt",
+             timeout=1.0) as task:
+        started = time.monotonic()
+        with pytest.raises(WorkerTimeout):
+            task.step(torch.zeros(2, 8))
+        assert time.monotonic() - started < 15.0

@@ -1,0 +1,143 @@
+"""A legacy IsaacGym task (legged_gym, IsaacGymEnvs) in a worker, as a unisim ``Task``.
+
+The task runs unmodified on the worker's interpreter (Python 3.8, the SDK, its own torch),
+served by the worker's ``task`` engine; the host sees it through the ``Task`` interface, so
+the existing adapters (``RslRlVecEnv``, ``GymnasiumVectorEnv``) serve it too. Its outputs
+live in the backend's slots (shared memory, or CUDA memory with ``data_plane="cuda"``);
+``step`` returns copies, since the next step overwrites the slots.
+
+IsaacGym tasks end and restart episodes inside their own ``step``: legged_gym in the same
+step, IsaacGymEnvs in the next. ``reset(env_ids)`` therefore resets only the envs that have
+not begun a new episode yet (episode length not 0), so the adapters' same-step resets cost
+a request only for a task that resets late.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from ..backend import Backend
+from ..tasks.base import Task, Transition
+
+VIEWS = ("_obs", "_privileged", "_rew", "_done", "_time_outs", "_lengths", "_log")
+
+
+class BridgedTask(Task):
+    """``BridgedTask("isaacgym_tasks.ant:Ant", 64, style="vec_task", cfg={...},
+    paths=["examples"], python=py38)``: the task's class by import path on the worker.
+
+    ``style``: ``"vec_task"`` (IsaacGymEnvs: ``cfg`` is the task's config map) or
+    ``"legged_gym"`` (``cfg`` is the config class as ``"module:Class"``, or ``registry`` a
+    ``TaskRegistry`` as ``"module:attribute"`` and ``task`` a registered name; ``overrides``
+    sets config attributes by dotted name). ``paths``: folders of the user's code, put
+    first on the worker's ``sys.path``. ``sim_device``: ``"cpu"`` or ``"cuda:N"`` (the GPU
+    pipeline); ``data_plane="cuda"`` keeps the slots on that GPU. ``python``: the worker's
+    interpreter (one with the SDK, numpy and msgpack).
+    """
+
+    engine = "task"
+
+    def __init__(self, task: str, num_envs: int = 1, *, style: str,
+                 cfg: dict[str, Any] | str | None = None, registry: str | None = None,
+                 overrides: dict[str, Any] | None = None, paths: Sequence[str | Path] = (),
+                 sim_device: str = "cpu", data_plane: str = "shm",
+                 python: str | Path | None = None, seed: int = 0, timeout: float = 60.0,
+                 progress: bool = False) -> None:
+        self.options: dict[str, Any] = {
+            "task": task, "style": style, "cfg": cfg, "registry": registry,
+            "overrides": overrides or {}, "paths": [str(Path(p).resolve()) for p in paths],
+            "sim_device": sim_device, "seed": seed}
+        gpu = int(sim_device.split(":")[1]) if sim_device.startswith("cuda:") else 0
+        self.sim = Backend("task", num_envs=num_envs, python=python, options=self.options,
+                           workers=1, timeout=timeout, progress=progress,
+                           data_plane=data_plane, device=gpu if data_plane == "cuda" else None)
+        try:
+            info = self.sim.report["task"]
+            self.info: dict[str, Any] = info
+            self.num_envs = self.sim.num_envs
+            self.num_actions = int(info["num_actions"])
+            self.num_observations = int(info["num_obs"])
+            self.num_privileged_observations = int(info["num_privileged_obs"])
+            # Task's class-level settings are the worker's task's own here (ignore: ClassVar)
+            self.max_episode_length = int(info["max_episode_length"])  # type: ignore[misc]
+            self.step_dt = float(info["dt"])
+            self.action_clip = float(info["action_clip"])  # type: ignore[misc]
+            self.log_names: tuple[str, ...] = tuple(info["log_names"])
+            views = self.sim.tensors()
+            self._obs = views["obs"]
+            self._privileged = views.get("privileged_obs")
+            self._rew, self._done = views["rew"], views["done"]
+            self._time_outs, self._lengths = views["time_outs"], views["episode_length"]
+            self._log = views.get("log")
+            self.device = self._obs.device
+            self._reset_since_step = False
+        except BaseException:
+            self.sim.close()
+            raise
+
+    @property
+    def episode_length_buf(self) -> torch.Tensor:
+        """Each env's step in its episode; setting it sets the task's own buffer at the next
+        step (rsl_rl spreads the time-outs this way)."""
+        return self._lengths
+
+    @episode_length_buf.setter
+    def episode_length_buf(self, value: torch.Tensor) -> None:
+        self._lengths.copy_(torch.as_tensor(value))
+
+    def step(self, actions: Any) -> Transition:
+        """One step of the task, which also restarts the episodes it ends (its own way)."""
+        actions = torch.as_tensor(actions).detach()
+        if tuple(actions.shape) != (self.num_envs, self.num_actions):
+            raise ValueError(f"actions must have shape {(self.num_envs, self.num_actions)} "
+                             f"(num_envs, num_actions), got {tuple(actions.shape)}")
+        if not bool(torch.isfinite(actions).all()):
+            raise ValueError("actions contain NaN or infinite values; check the policy's output")
+        self.sim.step(actions)
+        self._reset_since_step = False
+        done = self._done.clone()
+        truncated = self._time_outs & done
+        log: dict[str, float] = {}
+        if self._log is not None:
+            log = {f"Episode/{name}": value for name, value in
+                   zip(self.log_names, self._log[0].tolist(), strict=True) if value == value}
+        return Transition(self._obs.clone(), self._rew.clone(), done & ~truncated, truncated,
+                          log)
+
+    def reset(self, env_ids: Any = None, seed: int | None = None) -> torch.Tensor:
+        """Start new episodes in ``env_ids`` (all if None) that have not just begun one;
+        every env's observations. The seed is the task's own, given when it is built."""
+        if seed is not None:
+            raise ValueError("a bridged task is seeded when it is built: BridgedTask(seed=...)")
+        ids = self._env_ids(env_ids).to(self._lengths.device)
+        started = ids[self._lengths[ids] != 0]
+        if len(started):
+            if self._reset_since_step:
+                raise ValueError(
+                    "a second reset since the last step: IsaacGym applies only the last call "
+                    "of each state setter before a simulate, so the first reset's envs would "
+                    "be lost; pass every env to reset in one call")
+            self.sim.reset(started.cpu().numpy())
+            self._reset_since_step = True
+        return self._obs.clone()
+
+    def privileged_observations(self) -> torch.Tensor | None:
+        """The critic's observations (legged_gym's privileged, IsaacGymEnvs' states), or None
+        when the task has none."""
+        return None if self._privileged is None else self._privileged.clone()
+
+    def __enter__(self) -> BridgedTask:
+        return self
+
+    def close(self) -> None:
+        """Stop the worker; safe to call twice. The outputs keep their last values, as
+        copies: no view of the released shared memory stays behind."""
+        self.sim.close()
+        for name in VIEWS:
+            view = getattr(self, name)
+            if view is not None:
+                setattr(self, name, view.clone())
