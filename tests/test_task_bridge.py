@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +133,7 @@ def test_bad_options_are_refused_by_name(isaacgym_fake_python: str) -> None:
 def test_a_task_that_hangs_in_step_hits_the_deadline(isaacgym_fake_python: str) -> None:
     with ant(isaacgym_fake_python, 2, task="bridge_tasks.faulty:SleepingAnt",
              timeout=1.0) as task:
-        started = time.monotonic()
-        with pytest.raises(WorkerTimeout):
+        with pytest.raises(WorkerTimeout) as info:
             task.step(torch.zeros(2, 8))
-        assert time.monotonic() - started < 15.0
+        assert "during STEP" in str(info.value) and "within 1 s" in str(info.value)
+        assert info.value.timeout == 1.0
