@@ -16,7 +16,10 @@ PACKAGES = {"host": "unisim", "core": "unisim.protocol", "worker": "unisim.worke
 # 3.8 code inside the host's folder that is not host code: the two other sides and the SDK fake
 NOT_HOST = (SIDES["core"], SIDES["worker"], ROOT / "unisim" / "isaacgym_fake")
 CORE_FILES = {p.stem for p in SIDES["core"].glob("*.py")}
-WORKER_FILES = {p.stem for p in SIDES["worker"].rglob("*.py")} | {"engines"}
+# Names a sys.path entry of the worker's folders would make importable bare (the modules of
+# an engine's folder share names with the standard library's and MuJoCo's: io, mujoco).
+WORKER_FILES = ({p.stem for p in SIDES["worker"].glob("*.py")}
+                | {p.stem for p in (SIDES["worker"] / "engines").glob("*.py")} | {"engines"})
 
 
 def files(side: str) -> list[Path]:

@@ -6,6 +6,7 @@ import pytest
 
 import unisim
 from unisim import split
+from unisim.worker.engines import capabilities
 
 THREADED = {"engine": "MuJoCo 4.0.0", "threaded": True}
 SINGLE = {"engine": "MuJoCo 3.2.3", "threaded": False}
@@ -37,9 +38,8 @@ def test_workers_and_threads_override_the_choice() -> None:
 
 def test_state_on_one_gpu_means_one_worker() -> None:
     assert split.choose(SINGLE, 4096, one_device=True, cpus=16).workers == 1
-    gpu = split.capabilities({"capabilities": {"isaacgym": {"threaded": False}}}, "isaacgym", {})
-    cpu = split.capabilities({"capabilities": {"isaacgym": {"threaded": False}}}, "isaacgym",
-                             {"pipeline": "cpu"})
+    gpu = capabilities("isaacgym", {}, 4096)  # the SDK's default pipeline
+    cpu = capabilities("isaacgym", {"pipeline": "cpu"}, 4096)
     assert split.choose(gpu, 4096, cpus=16).workers == 1
     assert split.choose(cpu, 4096, cpus=16).workers == 16
 
@@ -57,7 +57,7 @@ def test_the_host_worker_reports_its_mujoco_and_the_split_is_visible() -> None:
     import mujoco
 
     with unisim.Backend("mujoco", model="cartpole", num_envs=300, progress=False) as sim:
-        caps = sim.worker_info["capabilities"]["mujoco"]
+        caps = sim.worker_info["capabilities"]
         assert caps["version"] == mujoco.__version__
         threaded = _has_batch()
         assert caps["threaded"] is threaded
@@ -71,7 +71,7 @@ def test_the_38_worker_is_single_threaded_and_gets_one_worker_per_core(py38: str
     num_envs = 2 * split.MIN_ROWS_PER_WORKER
     with unisim.Backend("mujoco", model="cartpole", num_envs=num_envs, python=py38,
                         progress=False) as sim:
-        caps = sim.worker_info["capabilities"]["mujoco"]
+        caps = sim.worker_info["capabilities"]
         assert caps["version"].startswith("3.2.") and caps["threaded"] is False
         assert sim.split == split.choose(caps, num_envs)
         assert len(set(sim.worker_pids)) == sim.split.workers == min(2, split.cores())
@@ -91,9 +91,17 @@ def _has_batch() -> bool:
 
 def test_a_viewer_makes_one_sim_on_either_pipeline() -> None:
     """The CPU pipeline's default is a sim per core, but a viewer is one window: one sim."""
-    hello = {"capabilities": {"isaacgym": {"threaded": False}}}
     cpu = {"pipeline": "cpu"}
-    assert not split.capabilities(hello, "isaacgym", cpu)["per_device"]
-    assert split.capabilities(hello, "isaacgym", {**cpu, "viewer": True})["per_device"]
-    caps = split.capabilities(hello, "isaacgym", {**cpu, "viewer": True})
+    assert not capabilities("isaacgym", cpu, 4096)["per_device"]
+    caps = capabilities("isaacgym", {**cpu, "viewer": True}, 4096)
+    assert caps["per_device"]
     assert split.choose(caps, 4096, cpus=16).workers == 1
+
+
+def test_describe_reads_the_options_as_the_engine_does() -> None:
+    """DESCRIBE is answered by the engine's own reading of its options: a typo is refused
+    there, before any INIT, with the list of what is accepted."""
+    with pytest.raises(ValueError, match=r"unknown isaacgym option.*pipline"):
+        capabilities("isaacgym", {"pipline": "cpu"}, 8)
+    with pytest.raises(ValueError, match="unknown engine 'physx'; this worker has mujoco"):
+        capabilities("physx", {}, 8)

@@ -173,8 +173,9 @@ class Backend(PhysicsMethods):
             split.worker_rows(self._shared, self.num_envs, count), [self._worker_env] * count,
             self._init_timeout)
         if self.split is None:
-            caps = split.capabilities(self.worker_info, self.engine, self._spec["options"])
-            self.worker_info["split_capabilities"] = caps
+            caps = self._resources.describe(self._spec["options"], self.num_envs,
+                                            self._init_timeout)
+            self.worker_info["capabilities"] = caps
             self.split = split.choose(caps, self.num_envs, workers=workers, threads=threads,
                                       one_device=self._plane.one_device,
                                       shareable=self.randomization is None)

@@ -53,6 +53,16 @@ class Workers:
             handshake(pool, self.python, self.engine, timeout,
                       pool.extend(rows[running:], envs))
 
+    def describe(self, options: dict[str, Any], num_envs: int,
+                 timeout: float) -> dict[str, Any]:
+        """The engine's capabilities under ``options`` (``unisim.split``), as its first
+        worker works them out: the engine reads its own options."""
+        member = self.live().members[0]
+        payload = {"engine": self.engine, "options": options, "num_envs": num_envs}
+        reply = member.channel.request(Command.DESCRIBE, payload, timeout)
+        capabilities: dict[str, Any] = reply["capabilities"]
+        return capabilities
+
     def init(self, spec: Payload, timeout: float, progress: bool) -> list[dict[str, Any]]:
         """INIT every worker (with a progress bar); an engine whose SDK the interpreter
         lacks is a ``SetupError`` naming what to install."""

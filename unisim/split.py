@@ -1,17 +1,17 @@
 """How a backend's envs are split: how many workers, and how many threads each.
 
-Decided once, in ``choose``, from what the worker's engine can do (its HELLO says whether
-it steps on threads of its own, e.g. MuJoCo >= 4's ``mujoco.batch``, or on one thread,
-e.g. MuJoCo 3.x on Python 3.8), the machine's cores, and the user's ``workers=`` and
-``threads=``. Measured on a 16-core machine (docs/benchmarks.md, "The split"): an engine
-with threads of its own is fastest as one process with every core; a single-threaded one
-as one process per core.
+Decided once, in ``choose``, from what the worker's engine can do under its options (its
+answer to DESCRIBE says whether it steps on threads of its own, e.g. MuJoCo >= 4's
+``mujoco.batch``, or on one thread, e.g. MuJoCo 3.x on Python 3.8), the machine's cores,
+and the user's ``workers=`` and ``threads=``. Measured on a 16-core machine
+(docs/benchmarks.md, "The split"): an engine with threads of its own is fastest as one
+process with every core; a single-threaded one as one process per core.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,28 +54,6 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
-
-
-def _isaacgym(caps: Capabilities, options: Mapping[str, Any]) -> Capabilities:
-    """IsaacGym's GPU pipeline (its default) is one simulation per GPU; so is a sim with a
-    viewer on either pipeline (one window, not one per worker)."""
-    one = options.get("pipeline", "gpu") == "gpu" or options.get("viewer") is True
-    return {**caps, "per_device": one}
-
-
-# Engine hooks: what the engine's options change in its capabilities (the worker reports
-# the rest in its HELLO, before any option is seen).
-ENGINE_HOOKS: dict[str, Callable[[Capabilities, Mapping[str, Any]], Capabilities]] = {
-    "isaacgym": _isaacgym,
-}
-
-
-def capabilities(hello: Mapping[str, Any], engine: str,
-                 options: Mapping[str, Any]) -> Capabilities:
-    """``engine``'s capabilities from a worker's HELLO, adjusted by the engine's options."""
-    caps = dict(hello.get("capabilities", {}).get(engine, {}))
-    hook = ENGINE_HOOKS.get(engine)
-    return hook(caps, options) if hook else caps
 
 
 def choose(caps: Mapping[str, Any], num_envs: int, *, workers: int | None = None,

@@ -33,6 +33,7 @@ class Command:
     DOORBELL = 8  # from now on, wait on the arena's doorbell line (see doorbell.py)
     RENDER = 9  # render rows of a state slot into rows of image slots (render pool)
     PHYSICS = 10  # apply the physics/push slots to the envs flagged in the reset mask
+    DESCRIBE = 11  # an engine's capabilities under its options, before INIT (the split)
 
 
 def _names(registry):

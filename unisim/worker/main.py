@@ -29,7 +29,7 @@ from unisim.protocol.doorbell import (  # the names a doorbell STEP touches, bou
     WORKER_WAITING,
 )
 
-from .engines import ENGINES, capabilities, create
+from .engines import NAMES, capabilities, create
 from .engines.base import Engine, Renderer
 
 
@@ -161,6 +161,7 @@ class Worker:
         self.running = True
         commands = protocol.Command
         self.handlers = {
+            commands.DESCRIBE: self.on_describe,
             commands.INIT: self.on_init,
             commands.ATTACH: self.on_attach,
             commands.STEP: self.on_step,
@@ -195,8 +196,7 @@ class Worker:
             "protocol": protocol.VERSION,
             "python": platform.python_version(),
             "numpy": numpy.__version__,
-            "engines": sorted(ENGINES),
-            "capabilities": capabilities(),
+            "engines": list(NAMES),
             "pid": os.getpid(),
         })
 
@@ -240,6 +240,12 @@ class Worker:
                 type(self.engine).__name__,
                 protocol.COMMAND_NAMES.get(self.command, self.command)))
         return self.engine
+
+    def on_describe(self, payload):
+        engine = field(payload, "DESCRIBE", "engine", str, "")
+        options = field(payload, "DESCRIBE", "options", dict, {})
+        num_envs = field(payload, "DESCRIBE", "num_envs", int, 1)
+        return {"capabilities": capabilities(engine, options, num_envs)}
 
     def on_init(self, payload):
         from .engines.physics import refuse_unsupported
