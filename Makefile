@@ -10,7 +10,7 @@ TYPECHECK := .venv-typecheck
 # The IsaacGym SDK fake of the test kit: Python 3.8 code, linted as the worker is.
 FAKE38 := unisim/isaacgym_fake
 
-.PHONY: demo test lint ci clean gpu-stage bench bench-quick bench-profile bench-sweep
+.PHONY: demo test fuzz lint ci clean gpu-stage bench bench-quick bench-profile bench-sweep
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,9 +37,16 @@ $(TYPECHECK)/.installed:
 demo: $(VENV)/.installed $(VENV38)/.installed
 	$(HOST) -m unisim demo
 
+# In parallel, one process per core (pytest-xdist); a group that writes one file (the fault
+# matrix) stays in one process.
+TEST_ENV = UNISIM_PY38=$(if $(wildcard $(VENV38)/bin/python),$(abspath $(VENV38))/bin/python,) \
+	MUJOCO_GL=$${MUJOCO_GL:-egl}
 test: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
-	UNISIM_PY38=$(if $(wildcard $(VENV38)/bin/python),$(abspath $(VENV38))/bin/python,) \
-	  MUJOCO_GL=$${MUJOCO_GL:-egl} $(HOST) -m pytest
+	$(TEST_ENV) $(HOST) -m pytest -n auto --dist loadgroup
+
+# The property-based tests at 10,000 examples each (the suite runs 1,000).
+fuzz: $(VENV)/.installed
+	HYPOTHESIS_PROFILE=thorough $(HOST) -m pytest tests/test_wire_robustness.py
 
 lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 	$(VENV)/bin/ruff check --extend-exclude unisim/protocol,unisim/worker,$(FAKE38) unisim tests benchmarks tools
@@ -58,6 +65,7 @@ lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 # benchmark suite in --quick mode so that it cannot rot (it asserts nothing about speed).
 ci: lint
 	UNISIM_REQUIRE_PY38=1 $(MAKE) test
+	$(MAKE) fuzz
 	$(HOST) tools/reliability/fault_matrix.py --check
 	$(HOST) tools/figures/doc_figures.py --check
 	$(HOST) tools/reliability/soak.py --quick

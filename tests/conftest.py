@@ -6,10 +6,18 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from unisim.channel import Channel
 from unisim.process import WorkerProcess
 from unisim.protocol import Command
+
+
+# Property-based tests: 1,000 examples each in the suite; `make fuzz` (part of `make ci`)
+# runs 10,000 with HYPOTHESIS_PROFILE=thorough.
+settings.register_profile("suite", max_examples=1_000)
+settings.register_profile("thorough", max_examples=10_000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 @pytest.fixture(autouse=True)

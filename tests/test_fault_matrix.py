@@ -35,6 +35,8 @@ MATRIX = Path(os.environ.get("UNISIM_FAULT_MATRIX", "build/fault-matrix.jsonl"))
 LONG = 60.0  # seconds: the deadlines armed where a fault must be found by its own cause
 STEP_TIMEOUT, SETUP_TIMEOUT = 0.5, 1.5
 Record = Callable[[str, str, "BaseException | str", float], None]
+# One process of a parallel run (pytest-xdist) writes the whole matrix file.
+pytestmark = pytest.mark.xdist_group("fault-matrix")
 
 
 @pytest.fixture(scope="session")

@@ -30,9 +30,8 @@ def pipe() -> Iterator[tuple[int, int]]:
     os.close(w)
 
 
-@pytest.mark.timeout(600)  # 10,000 examples: minutes on a loaded 2-core machine
-@settings(max_examples=10_000, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@pytest.mark.timeout(600)  # `make fuzz`'s 10,000 examples: minutes on a loaded 2-core machine
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(kind=kinds, request_id=st.integers(0, 2**32), command=commands,
        payload=st.dictionaries(st.text(max_size=8), values, max_size=5))
 def test_any_message_round_trips_through_a_pipe(pipe: tuple[int, int], kind: int,
@@ -44,7 +43,7 @@ def test_any_message_round_trips_through_a_pipe(pipe: tuple[int, int], kind: int
                                                                payload)
 
 
-@settings(max_examples=10_000, deadline=None)
+@settings(deadline=None)
 @example(data=b"\x94\x91\x00\x00\x00\x00")  # a list where the kind goes (found by this test)
 @given(data=st.binary(max_size=64))
 def test_arbitrary_bytes_never_escape_as_anything_but_protocol_errors(data: bytes) -> None:
