@@ -1,4 +1,4 @@
-"""Command line: ``python -m unisim demo | doctor | train``."""
+"""Command line: ``python -m unisim demo | doctor | train | task``."""
 
 from __future__ import annotations
 
@@ -35,6 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--no-video", action="store_true", help="skip the policy video")
     train.add_argument("--randomize", action="store_true", help="train under the task's "
                        "physics randomization (quadruped: friction, added mass, pushes)")
+    task = commands.add_parser("task", help="your IsaacGym task (legged_gym, IsaacGymEnvs) in "
+                               "a Python 3.8 worker: check it, or train it with rsl_rl PPO "
+                               "(docs/bring-your-isaacgym-task.md)")
+    from .task_bridge.cli import add_arguments
+
+    add_arguments(task)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     if args.command == "demo":
@@ -60,4 +66,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.exit(2, f"unisim train: {exc}\n")
         print("\n".join(summary_lines(result)))
         return 0
+    if args.command == "task":
+        from .errors import UnisimError
+        from .task_bridge.cli import run
+
+        try:
+            return run(args)
+        except (ValueError, UnisimError) as exc:
+            parser.exit(2, f"unisim task: {exc}\n")
     return 2
