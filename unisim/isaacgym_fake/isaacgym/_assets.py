@@ -1,10 +1,8 @@
-"""``load_asset`` for MJCF: what IsaacGym's importer keeps of a file, compiled by MuJoCo.
+"""``load_asset``: an MJCF (``_mjcf``) or URDF (``_urdf``) file as the MJCF tree of one
+actor, with what gymapi reports of it (bodies, DOFs and their properties, actuators).
 
-The adapter's own error text and docs/isaacgym.md list the importer's limits (one root
-body in <worldbody>, no <include>, primitive geoms); the fake enforces the first two.
-What the importer drops (the static geoms of <worldbody>, actuators, sensors, keyframes,
-tendons) is dropped here too; each DOF gets a MuJoCo actuator that the fake drives as
-the DOF's drive mode says (``_actors``).
+Each DOF gets a MuJoCo actuator that the fake drives as the DOF's drive mode says
+(``_actors``); FAKE-CORE's env model takes the tree through ``xml()``.
 """
 
 import os
@@ -13,27 +11,41 @@ import xml.etree.ElementTree as ElementTree
 import mujoco
 import numpy as np
 
+from ._mjcf import ImportFailure, finish, read_mjcf
 from ._types import DOF_PROPERTIES
+from ._urdf import import_urdf
+
+__all__ = ["DRIVE_PREFIX", "F32_MAX", "GROUND", "AssetData", "ImportFailure"]
 
 DRIVE_PREFIX = "__fake_drive_"
 GROUND = "__fake_ground"
 F32_MAX = float(np.finfo(np.float32).max)
-DROPPED_SECTIONS = ("actuator", "sensor", "keyframe", "tendon", "equality")
-
-
-class ImportFailure(Exception):
-    """The importer refused a file; ``load_asset`` prints this and returns None."""
+DEFAULT_VELOCITY = 64.0  # a DOF's velocity limit when the file gives none (AssetOptions'
+#                          max_angular_velocity default); docs/isaacgym.md
 
 
 class AssetData:
-    """An imported MJCF: its edited XML, and what gymapi reports of it."""
+    """An imported asset: its MJCF tree, and what gymapi reports of it."""
 
     def __init__(self, path, options):
         self.path = path
         self.fix_base_link = bool(options.fix_base_link)
         self.disable_gravity = bool(options.disable_gravity)
         self.default_drive_mode = int(options.default_dof_drive_mode)
-        self.tree, self.actuator_names = _edit(path, self.fix_base_link)
+        # PhysX per-body settings the sim may apply (AssetOptions' docstrings)
+        self.linear_damping = float(options.linear_damping)
+        self.angular_damping = float(options.angular_damping)
+        self.max_linear_velocity = float(options.max_linear_velocity)
+        self.max_angular_velocity = float(options.max_angular_velocity)
+        self.thickness = float(options.thickness)
+        if os.path.splitext(path)[1].lower() == ".urdf":
+            self.tree, limits = import_urdf(path, options)
+            self.actuators = []
+        else:
+            self.tree, self.actuators = read_mjcf(path)
+            limits = {}
+        self.actuator_names = [actuator["name"] for actuator in self.actuators]
+        finish(self.tree, path, self.fix_base_link, self.disable_gravity)
         self._compiled = {}
         model = self.compile(None)
         # as ints: MuJoCo's enums do not compare equal to numpy ints in every version
@@ -49,23 +61,25 @@ class AssetData:
         if "" in self.dof_names or len(set(self.dof_names)) != len(self.dof_names):
             raise ImportFailure("%s has unnamed or duplicate joint names %s; the fake needs a "
                                 "unique name per joint" % (path, self.dof_names))
-        actuators = ElementTree.SubElement(self.tree.getroot(), "actuator")
+        drives = ElementTree.SubElement(self.tree.getroot(), "actuator")
         for name in self.dof_names:
-            ElementTree.SubElement(actuators, "general", {
+            ElementTree.SubElement(drives, "general", {
                 "name": DRIVE_PREFIX + name, "joint": name, "gaintype": "fixed",
                 "gainprm": "0", "biastype": "affine", "biasprm": "0 0 0",
                 "ctrllimited": "false", "forcelimited": "false"})
         self._compiled = {}
         model = self.compile(None)
         self.body_names = [model.body(b).name or "body%d" % b for b in range(1, model.nbody)]
-        self.shape_count = int(np.sum(model.geom_bodyid > 0))
+        shapes = model.geom_bodyid > 0
+        self.shape_count = int(np.sum(shapes))
         # friction per shape, for actors created from now on (set_asset_rigid_shape_properties)
-        self.shape_friction = model.geom_friction[model.geom_bodyid > 0, 0].copy()
-        self.default_props = self._default_props(model)
+        self.shape_friction = model.geom_friction[shapes, 0].copy()
+        self.shape_thickness = model.geom_margin[shapes].copy()
+        self.default_props = self._default_props(model, limits)
 
-    def _default_props(self, model):
-        """DOF properties as imported: limits, armature and friction from the MJCF, the
-        asset options' drive mode, no drive gains."""
+    def _default_props(self, model, limits):
+        """DOF properties as imported: limits, armature and friction from the file (a URDF's
+        <limit> gives effort and velocity too), the asset options' drive mode, no gains."""
         props = np.zeros(len(self.dof_joints), dtype=DOF_PROPERTIES)
         for k, joint in enumerate(self.dof_joints):
             dof = model.jnt_dofadr[joint]
@@ -73,18 +87,24 @@ class AssetData:
             props[k]["lower"], props[k]["upper"] = model.jnt_range[joint] \
                 if model.jnt_limited[joint] else (0.0, 0.0)
             props[k]["driveMode"] = self.default_drive_mode
-            props[k]["velocity"] = 64.0
-            props[k]["effort"] = F32_MAX
+            limit = limits.get(self.dof_names[k])
+            velocity = None if limit is None else limit.velocity
+            effort = None if limit is None else limit.effort
+            props[k]["velocity"] = DEFAULT_VELOCITY if velocity is None else velocity
+            props[k]["effort"] = F32_MAX if effort is None else effort
             props[k]["armature"] = model.dof_armature[dof]
             props[k]["friction"] = model.dof_frictionloss[dof]
         return props
+
+    def xml(self):
+        """The actor's MJCF, self-contained (absolute file paths), without ground."""
+        return ElementTree.tostring(self.tree.getroot(), encoding="unicode")
 
     def compile(self, ground):
         """The MjModel of one actor of this asset, with the sim's ground plane (or None)."""
         key = None if ground is None else tuple(ground)
         if key not in self._compiled:
-            tree = ElementTree.ElementTree(ElementTree.fromstring(
-                ElementTree.tostring(self.tree.getroot())))
+            tree = ElementTree.ElementTree(ElementTree.fromstring(self.xml()))
             if ground is not None:
                 distance, friction, _restitution = ground
                 ElementTree.SubElement(tree.getroot().find("worldbody"), "geom", {
@@ -98,56 +118,3 @@ class AssetData:
             except ValueError as exc:
                 raise ImportFailure("MuJoCo could not compile %s: %s" % (self.path, exc)) from exc
         return self._compiled[key]
-
-
-def _edit(path, fix_base_link):
-    """The MJCF at ``path`` as IsaacGym's importer keeps it; the MJCF's actuator names."""
-    if not os.path.isfile(path):
-        raise ImportFailure("no such file: %s" % path)
-    try:
-        tree = ElementTree.parse(path)
-    except ElementTree.ParseError as exc:
-        raise ImportFailure("%s is not valid XML: %s" % (path, exc)) from exc
-    root = tree.getroot()
-    if root.tag != "mujoco":
-        raise ImportFailure("%s is not an MJCF file (root element <%s>)" % (path, root.tag))
-    if list(root.iter("include")):
-        raise ImportFailure("%s uses <include>, which the MJCF importer does not follow" % path)
-    worldbody = root.find("worldbody")
-    bodies = [] if worldbody is None else worldbody.findall("body")
-    if len(bodies) != 1:
-        raise ImportFailure("%s has %d bodies in <worldbody>; the MJCF importer takes one "
-                            "root body" % (path, len(bodies)))
-    for child in list(worldbody):
-        if child.tag not in ("body", "light"):
-            worldbody.remove(child)  # the static world: the importer keeps the robot only
-    actuator_names = []
-    for section in DROPPED_SECTIONS:
-        for element in root.findall(section):
-            if section == "actuator":
-                actuator_names += [a.get("name", "") for a in element]
-            root.remove(element)
-    for element in root.findall("contact"):
-        for pair in element.findall("pair"):
-            element.remove(pair)
-    robot = bodies[0]
-    free = [j for j in list(robot) if j.tag == "freejoint"
-            or (j.tag == "joint" and j.get("type") == "free")]
-    if fix_base_link:
-        for joint in free:
-            robot.remove(joint)
-    elif not free:
-        robot.insert(0, ElementTree.Element("freejoint", {"name": "__fake_root"}))
-    directory = os.path.dirname(os.path.abspath(path))
-    compiler = root.find("compiler")
-    if compiler is None:
-        compiler = ElementTree.SubElement(root, "compiler")
-    for attribute in ("meshdir", "texturedir"):
-        base = compiler.get(attribute) or compiler.get("assetdir") or ""
-        compiler.set(attribute, os.path.join(directory, base))
-    compiler.attrib.pop("assetdir", None)
-    option = root.find("option")
-    if option is None:
-        option = ElementTree.SubElement(root, "option")
-    option.set("integrator", "implicitfast")  # drives are implicit in PhysX: keep them stable
-    return tree, actuator_names

@@ -1,0 +1,301 @@
+"""The SDK fake's asset import and utility modules, run for real on its Python 3.8.
+
+URDF through MuJoCo's URDF compiler with IsaacGym's asset options (tests/models/fake_pkg,
+our own robot: fixed links to collapse, feet kept by ``dont_collapse``, meshes by
+``package://`` and relative paths, inertia only PhysX accepts), ``terrain_utils``,
+``gymutil`` and ``torch_utils``; and code written the way legged_gym and IsaacGymEnvs
+write it (fixtures/isaacgym_fake_patterns.py). Each behaviour's source is in
+docs/isaacgym.md ("Assets and utility modules of the SDK fake").
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .test_isaacgym_fake import run_fake
+
+MODELS = Path(__file__).resolve().parent / "models"
+LEGS = ("LF", "RF", "LH", "RH")
+
+# A sim on the fake, Z up, ground at z = 0, and the URDF asset of ``file`` under
+# tests/models loaded with ``options`` (AssetOptions fields).
+PRELUDE = f"""
+MODELS = {str(MODELS)!r}
+
+def urdf_sim(file, ground=True, **options):
+    gym = gymapi.acquire_gym()
+    params = gymapi.SimParams()
+    params.dt, params.substeps = 0.005, 1
+    params.up_axis = gymapi.UP_AXIS_Z
+    params.gravity = gymapi.Vec3(0.0, 0.0, -9.81)
+    sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
+    if ground:
+        plane = gymapi.PlaneParams()
+        plane.normal = gymapi.Vec3(0.0, 0.0, 1.0)
+        gym.add_ground(sim, plane)
+    asset_options = gymapi.AssetOptions()
+    for name, value in options.items():
+        setattr(asset_options, name, value)
+    return gym, sim, gym.load_asset(sim, MODELS, file, asset_options)
+
+def one_actor(gym, sim, asset, height):
+    env = gym.create_env(sim, gymapi.Vec3(-1, -1, 0), gymapi.Vec3(1, 1, 1), 1)
+    pose = gymapi.Transform()
+    pose.p = gymapi.Vec3(0.0, 0.0, height)
+    return env, gym.create_actor(env, asset, pose, "robot", 0, 0)
+
+QUADRUPED = "fake_pkg/urdf/fake_quadruped.urdf"
+"""
+
+
+def fake(python: str, code: str) -> Any:
+    return run_fake(python, PRELUDE + textwrap.dedent(code))
+
+
+def test_urdf_limits_become_the_dof_properties(isaacgym_fake_python: str) -> None:
+    out = fake(isaacgym_fake_python, """
+        gym, sim, asset = urdf_sim(QUADRUPED, default_dof_drive_mode=gymapi.DOF_MODE_EFFORT,
+                                   armature=0.02)
+        props = gym.get_asset_dof_properties(asset)
+        print(json.dumps({"names": gym.get_asset_dof_names(asset),
+                          **{f: props[f].tolist() for f in ("effort", "velocity", "lower",
+                             "upper", "hasLimits", "driveMode", "armature", "friction")}}))
+    """)
+    assert out["names"] == [f"{leg}_{joint}" for leg in LEGS for joint in ("hip", "knee")]
+    assert out["effort"] == [20.0, 25.0] * 4  # legged_gym's torque_limits
+    assert out["velocity"] == [15.0, 12.0] * 4
+    assert out["lower"] == [-1.0, -2.0] * 4 and out["upper"] == [1.0, 0.0] * 4
+    assert out["hasLimits"] == [True] * 8
+    assert out["driveMode"] == [3] * 8  # DOF_MODE_EFFORT, the asset options' default mode
+    assert out["armature"] == pytest.approx([0.02] * 8)
+    assert out["friction"] == pytest.approx([0.05, 0.0] * 4)  # URDF <dynamics friction>
+
+
+def test_collapse_fixed_joints_merges_links_but_keeps_dont_collapse(
+        isaacgym_fake_python: str) -> None:
+    out = fake(isaacgym_fake_python, """
+        result = {}
+        for collapse in (True, False):
+            gym, sim, asset = urdf_sim(QUADRUPED, collapse_fixed_joints=collapse, density=500.0)
+            env, actor = one_actor(gym, sim, asset, 1.0)
+            bodies = gym.get_actor_rigid_body_properties(env, actor)
+            result[str(collapse)] = {"names": gym.get_asset_rigid_body_names(asset),
+                                     "masses": [b.mass for b in bodies]}
+        print(json.dumps(result))
+    """)
+    collapsed, kept = out["True"], out["False"]
+    legs = [f"{leg}_{link}" for leg in LEGS for link in ("thigh", "shank", "foot")]
+    assert collapsed["names"] == ["base", *legs]  # feet: dont_collapse="true"
+    assert kept["names"] == ["base", "imu", "plate", *[
+        f"{leg}_{link}" for leg in LEGS for link in ("mount", "thigh", "shank", "foot")]]
+    # the base carries what was merged into it: the imu's 0.01 kg and the plate's mesh
+    # (0.1 x 0.1 x 0.02 m at density 500: 0.1 kg, the links without <inertial>)
+    plate = kept["masses"][kept["names"].index("plate")]
+    assert plate == pytest.approx(0.1, rel=1e-3)
+    assert collapsed["masses"][0] == pytest.approx(4.0 + 0.01 + 0.1, abs=1e-4)
+    assert sum(collapsed["masses"]) == pytest.approx(sum(kept["masses"]), rel=1e-6)
+
+
+def test_inertia_physx_accepts_loads_and_simulates(isaacgym_fake_python: str) -> None:
+    # the imu's tensor is not positive definite, RH_shank's is zero, LF_shank's breaks the
+    # triangle inequality: MuJoCo refuses each as written, PhysX loads them
+    out = fake(isaacgym_fake_python, """
+        result = {}
+        for collapse in (True, False):
+            gym, sim, asset = urdf_sim(QUADRUPED, collapse_fixed_joints=collapse)
+            one_actor(gym, sim, asset, 0.6)
+            assert gym.prepare_sim(sim)
+            root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+            step(gym, sim, 200)
+            gym.refresh_actor_root_state_tensor(sim)
+            result[str(collapse)] = root[0].tolist()
+        print(json.dumps(result))
+    """)
+    for root in out.values():
+        assert all(abs(v) < 1e3 for v in root)  # finite (NaN fails the comparison)
+        assert 0.05 < root[2] < 0.6  # fell, and stands on its legs or lies on the ground
+
+
+def test_meshes_resolve_package_and_relative_paths_and_unknown_ones_are_refused(
+        isaacgym_fake_python: str, tmp_path: Path) -> None:
+    (tmp_path / "meshes").mkdir()
+    (tmp_path / "meshes" / "part.dae").write_text("<COLLADA/>")
+    link = '<link name="a"><collision><geometry><mesh filename="{}"/></geometry></collision></link>'
+    for name, mesh in (("missing", "package://nowhere/meshes/cube.obj"),
+                       ("collada", "meshes/part.dae")):
+        (tmp_path / f"{name}.urdf").write_text(f'<robot name="r">{link.format(mesh)}</robot>')
+    out = fake(isaacgym_fake_python, f"""
+        import contextlib, io
+        gym, sim, asset = urdf_sim(QUADRUPED, collapse_fixed_joints=False)
+        shapes = gym.get_asset_rigid_shape_count(asset)
+        errors = {{}}
+        for name in ("missing", "collada"):
+            stderr = io.StringIO()
+            with contextlib.redirect_stderr(stderr):
+                refused = gym.load_asset(sim, {str(tmp_path)!r}, name + ".urdf",
+                                         gymapi.AssetOptions())
+            errors[name] = [refused is None, stderr.getvalue()]
+        print(json.dumps({{"shapes": shapes, "errors": errors}}))
+    """)
+    # base box, plate (package://), LF_mount (../meshes), 4 thighs, 4 shanks, 4 feet
+    assert out["shapes"] == 15
+    refused, message = out["errors"]["missing"]
+    assert refused and "package://nowhere/meshes/cube.obj" in message and "not found" in message
+    refused, message = out["errors"]["collada"]
+    assert refused and "part.dae" in message and ".stl or .obj" in message
+
+
+@pytest.mark.parametrize("capsule", [False, True])
+def test_replace_cylinder_with_capsule_and_thickness_set_where_a_body_rests(
+        isaacgym_fake_python: str, capsule: bool) -> None:
+    out = fake(isaacgym_fake_python, f"""
+        result = []
+        for thickness in (0.0, 0.03):
+            gym, sim, asset = urdf_sim("fake_pkg/urdf/fake_cylinder.urdf", thickness=thickness,
+                                       replace_cylinder_with_capsule={capsule})
+            one_actor(gym, sim, asset, 0.5)
+            assert gym.prepare_sim(sim)
+            root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+            step(gym, sim, 400)
+            gym.refresh_actor_root_state_tensor(sim)
+            result.append(root[0, 2].item())
+        print(json.dumps(result))
+    """)
+    half_length, radius = 0.15, 0.06  # the capsule's caps add its radius at each end
+    bare = half_length + (radius if capsule else 0.0)
+    assert out[0] == pytest.approx(bare, abs=0.005)
+    assert out[1] == pytest.approx(bare + 0.03, abs=0.005)  # thickness: the rest distance
+
+
+def test_fix_base_link_and_disable_gravity_hold_a_urdf_robot(isaacgym_fake_python: str) -> None:
+    out = fake(isaacgym_fake_python, """
+        result = {}
+        for option in ("fix_base_link", "disable_gravity", "none"):
+            gym, sim, asset = urdf_sim(QUADRUPED, ground=False,
+                                       **({option: True} if option != "none" else {}))
+            one_actor(gym, sim, asset, 1.0)
+            assert gym.prepare_sim(sim)
+            root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+            step(gym, sim, 100)
+            gym.refresh_actor_root_state_tensor(sim)
+            result[option] = [root[0, 2].item(), gym.get_asset_dof_count(asset)]
+        print(json.dumps(result))
+    """)
+    assert out["fix_base_link"] == [pytest.approx(1.0, abs=1e-6), 8]
+    assert out["disable_gravity"][0] == pytest.approx(1.0, abs=1e-3)
+    assert out["none"][0] < 0.9  # half a second of free fall: 1.2 m
+
+
+def test_terrain_generators_follow_the_documented_units(isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, """
+        import numpy as np
+        from isaacgym import terrain_utils as tu
+        np.random.seed(3)
+        def sub(**kw):
+            return tu.SubTerrain("t", width=40, length=60, vertical_scale=0.005,
+                                 horizontal_scale=0.1, **kw)
+        fresh = sub()
+        ramp = tu.sloped_terrain(sub(), slope=0.5).height_field_raw
+        pyramid = tu.pyramid_sloped_terrain(sub(), slope=0.2, platform_size=1.0).height_field_raw
+        stairs = tu.stairs_terrain(sub(), step_width=0.5, step_height=0.05).height_field_raw
+        rings = tu.pyramid_stairs_terrain(sub(), 0.5, 0.05, platform_size=1.0).height_field_raw
+        rough = tu.random_uniform_terrain(sub(), -0.05, 0.05, step=0.01,
+                                          downsampled_scale=0.5).height_field_raw
+        waves = tu.wave_terrain(sub(), num_waves=2, amplitude=0.2).height_field_raw
+        blocks = tu.discrete_obstacles_terrain(sub(), 0.1, 0.5, 1.0, 20, 1.0).height_field_raw
+        stones = tu.stepping_stones_terrain(sub(), 0.4, 0.2, 0.05, 1.0, depth=-1.0)
+        print(json.dumps({
+            "fresh": [list(fresh.height_field_raw.shape), str(fresh.height_field_raw.dtype),
+                      int(abs(fresh.height_field_raw).max())],
+            "ramp": [ramp[:, 0].tolist(), bool((ramp == ramp[:, :1]).all())],
+            "pyramid": [int(pyramid[20, 30]), int(pyramid[0, 0]), int(pyramid.max()),
+                        bool((np.diff(pyramid[:20, 30]) >= 0).all())],
+            "stairs": stairs[:, 0].tolist(), "rings": rings[:, 30].tolist(),
+            "rough": [int(rough.min()), int(rough.max()), len(np.unique(rough))],
+            "waves": [int(waves.min()), int(waves.max())],
+            "blocks": [sorted(int(v) for v in np.unique(blocks)),
+                       int(abs(blocks[17:23, 27:33]).max())],
+            "stones": [sorted(int(v) for v in np.unique(stones.height_field_raw)),
+                       int(abs(stones.height_field_raw[17:23, 27:33]).max())],
+        }))
+    """)
+    assert out["fresh"] == [[40, 60], "int16", 0]
+    ramp, flat_across = out["ramp"]
+    assert flat_across  # a ramp along x only
+    assert all(abs(h - 0.5 * x * 0.1 / 0.005) <= 1 for x, h in enumerate(ramp))
+    centre, corner, top, rising = out["pyramid"]
+    assert corner == 0 and centre == top > 0 and rising
+    assert out["stairs"] == [10 * (k // 5 + 1) for k in range(40)]  # 0.5 m deep, 0.05 m up
+    rings = out["rings"]
+    assert rings[0] == 0 and rings[5] == 10 and max(rings) == rings[20]
+    assert out["rough"][0] >= -10 and out["rough"][1] <= 10 and out["rough"][2] > 5
+    assert -40 <= out["waves"][0] < 0 < out["waves"][1] <= 40  # 0.1 m each way, per axis
+    levels, platform = out["blocks"]
+    assert set(levels) <= {-20, -10, 0, 10, 20} and len(levels) > 2 and platform == 0
+    levels, platform = out["stones"]
+    assert levels[0] == -200 and set(levels[1:]) <= set(range(-11, 10)) and platform == 0
+
+
+def test_heightfield_trimesh_faces_up_and_steep_steps_turn_vertical(
+        isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, """
+        import numpy as np
+        from isaacgym.terrain_utils import convert_heightfield_to_trimesh
+        field = np.zeros((4, 3), dtype=np.int16)
+        field[2:, :] = 100  # a 0.5 m step between rows 1 and 2
+        result = {}
+        for threshold in (None, 0.75):
+            v, t = convert_heightfield_to_trimesh(field, 0.1, 0.005, threshold)
+            a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
+            normal_z = np.cross(b - a, c - a)[:, 2]
+            result[str(threshold)] = {"shapes": [list(v.shape), list(t.shape)],
+                                      "dtypes": [str(v.dtype), str(t.dtype)],
+                                      "up": bool((normal_z >= -1e-9).all()),
+                                      "row1_x": v[3:6, 0].tolist(), "z": v[:, 2].tolist()}
+        print(json.dumps(result))
+    """)
+    plain, steep = out["None"], out["0.75"]
+    for mesh in (plain, steep):
+        assert mesh["shapes"] == [[12, 3], [12, 3]]  # rows*cols vertices, 2 per cell
+        assert mesh["dtypes"] == ["float32", "uint32"]
+        assert mesh["up"]
+        assert mesh["z"] == pytest.approx([0.0] * 6 + [0.5] * 6)
+    assert plain["row1_x"] == pytest.approx([0.1] * 3)
+    assert steep["row1_x"] == pytest.approx([0.2] * 3)  # under the step's edge: vertical face
+
+
+def test_legged_gym_and_isaacgymenvs_code_runs_against_the_fake(
+        isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, """
+        from isaacgym_fake_patterns import legged_gym_style, isaacgymenvs_style
+        print(json.dumps({"lg": legged_gym_style(["--task", "flat", "--headless",
+                                                  "--sim_device", "cpu", "--num_envs", "8"]),
+                          "ige": isaacgymenvs_style()}))
+    """)
+    lg, ige = out["lg"], out["ige"]
+    assert [lg["task"], lg["headless"], lg["num_envs"]] == ["flat", True, 8]
+    assert lg["sim_device"] == ["cpu", 0] and lg["use_gpu_pipeline"] is False
+    assert lg["dt"] == 0.005 and lg["gravity"] == pytest.approx([0.0, 0.0, -9.81])
+    assert lg["up_axis_z"] and lg["position_iterations"] == 4
+    assert lg["contact_collection"] == 2 and lg["gpu_contact_pairs"] == 2 ** 23
+    assert lg["terrain_range"][0] < 0  # a pit (slope < 0) with noise on it
+    assert lg["mesh"] == [[6400, 3], "float32", [2 * 79 * 79, 3], "uint32"]
+    assert lg["gravity_vec"] == [0.0, 0.0, -1.0]
+    assert lg["yaw_error"] < 1e-5 and max(lg["roll_pitch"]) < 1e-5
+    assert lg["reward"] == [4]
+    assert lg["sphere"][0] == 32 and lg["sphere"][2] == pytest.approx(3.0, abs=0.02)
+    centre, edge = ige["stairs"]
+    assert edge == 0 and centre < 0 and ige["obstacles_platform"] == 0  # step_height < 0: down
+    assert ige["stone_levels"] == [-2000, -1, 0]  # holes at the default depth, flat stones
+    (q_id,), (t_id,) = ige["identity"]
+    assert q_id == pytest.approx([0.0, 0.0, 0.0, 1.0], abs=1e-6)
+    assert t_id == pytest.approx([0.0, 0.0, 0.0], abs=1e-6)
+    assert ige["conjugate"][0] == pytest.approx([0.0, 0.0, 0.0, 1.0], abs=1e-6)
+    assert ige["spin"][0] == pytest.approx([0.0, 0.0, 1.0, 0.0], abs=1e-6)
+    assert ige["axes"] == [3, [1.0, 0.0, 0.0]]
+    assert ige["xml"] == "<mujoco>\n  <worldbody>\n    <body />\n  </worldbody>\n</mujoco>"
+    assert ige["wrap"] == [True, True] and ige["gymtorch"]

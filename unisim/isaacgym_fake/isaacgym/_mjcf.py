@@ -1,0 +1,104 @@
+"""MJCF as IsaacGym's importer keeps it, and the edits every imported tree gets.
+
+The adapter's own error text and docs/isaacgym.md list the importer's limits (one root
+body in <worldbody>, no <include>, primitive geoms); the fake enforces the first two.
+What the importer drops (the static geoms of <worldbody>, actuators, sensors, keyframes,
+tendons) is dropped here too.
+"""
+
+import os
+import xml.etree.ElementTree as ElementTree
+
+import mujoco
+
+DROPPED_SECTIONS = ("actuator", "sensor", "keyframe", "tendon", "equality")
+ROOT_JOINT = "__fake_root"
+
+
+class ImportFailure(Exception):
+    """The importer refused a file; ``load_asset`` prints this and returns None."""
+
+
+def read_mjcf(path):
+    """The MJCF at ``path`` as IsaacGym's importer keeps it; its actuators (``_actuators``)."""
+    if not os.path.isfile(path):
+        raise ImportFailure("no such file: %s" % path)
+    try:
+        tree = ElementTree.parse(path)
+    except ElementTree.ParseError as exc:
+        raise ImportFailure("%s is not valid XML: %s" % (path, exc)) from exc
+    root = tree.getroot()
+    if root.tag != "mujoco":
+        raise ImportFailure("%s is not an MJCF file (root element <%s>)" % (path, root.tag))
+    if list(root.iter("include")):
+        raise ImportFailure("%s uses <include>, which the MJCF importer does not follow" % path)
+    directory = os.path.dirname(os.path.abspath(path))
+    compiler = root.find("compiler")
+    if compiler is None:
+        compiler = ElementTree.SubElement(root, "compiler")
+    for attribute in ("meshdir", "texturedir"):
+        base = compiler.get(attribute) or compiler.get("assetdir") or ""
+        compiler.set(attribute, os.path.join(directory, base))
+    compiler.attrib.pop("assetdir", None)
+    actuators = _actuators(root, path)
+    worldbody = root.find("worldbody")
+    for child in [] if worldbody is None else list(worldbody):
+        if child.tag not in ("body", "light"):
+            worldbody.remove(child)  # the static world: the importer keeps the robot only
+    for section in DROPPED_SECTIONS:
+        for element in root.findall(section):
+            root.remove(element)
+    for element in root.findall("contact"):
+        for pair in element.findall("pair"):
+            element.remove(pair)
+    return tree, actuators
+
+
+def _actuators(root, path):
+    """The file's actuators as MuJoCo compiles them (defaults applied), in file order: what
+    ``get_asset_actuator_properties`` reports (IsaacGymEnvs reads ``motor_effort``, the gear)."""
+    if root.find("actuator") is None:
+        return []
+    try:
+        model = mujoco.MjModel.from_xml_string(ElementTree.tostring(root, encoding="unicode"))
+    except ValueError as exc:
+        raise ImportFailure("MuJoCo could not compile %s: %s" % (path, exc)) from exc
+    joint = int(mujoco.mjtTrn.mjTRN_JOINT)
+    return [{"name": model.actuator(a).name,
+             "joint": model.joint(model.actuator_trnid[a, 0]).name
+             if int(model.actuator_trntype[a]) == joint else "",
+             "gear": float(model.actuator_gear[a, 0]),
+             "ctrllimited": bool(model.actuator_ctrllimited[a]),
+             "ctrlrange": tuple(float(v) for v in model.actuator_ctrlrange[a]),
+             "forcelimited": bool(model.actuator_forcelimited[a]),
+             "forcerange": tuple(float(v) for v in model.actuator_forcerange[a]),
+             # an affine bias -kp * q - kv * qdot (position, velocity, general actuators)
+             "kp": float(-model.actuator_biasprm[a, 1]), "kv": float(-model.actuator_biasprm[a, 2])}
+            for a in range(model.nu)]
+
+
+def finish(tree, path, fix_base_link, disable_gravity):
+    """Check the one root body; free it (or fix it); compensate gravity on every body if
+    asked (in the tree: MuJoCo counts gravity-compensated bodies when it compiles); make
+    drives implicit."""
+    root = tree.getroot()
+    worldbody = root.find("worldbody")
+    bodies = [] if worldbody is None else worldbody.findall("body")
+    if len(bodies) != 1:
+        raise ImportFailure("%s has %d bodies in <worldbody>; the importer takes one root "
+                            "body" % (path, len(bodies)))
+    robot = bodies[0]
+    free = [j for j in list(robot) if j.tag == "freejoint"
+            or (j.tag == "joint" and j.get("type") == "free")]
+    if fix_base_link:
+        for joint in free:
+            robot.remove(joint)
+    elif not free:
+        robot.insert(0, ElementTree.Element("freejoint", {"name": ROOT_JOINT}))
+    if disable_gravity:
+        for body in robot.iter("body"):
+            body.set("gravcomp", "1")
+    option = root.find("option")
+    if option is None:
+        option = ElementTree.SubElement(root, "option")
+    option.set("integrator", "implicitfast")  # drives are implicit in PhysX: keep them stable

@@ -1,0 +1,175 @@
+"""URDF import: the URDF compiled by MuJoCo's own URDF parser, then shaped by IsaacGym's
+asset options into the MJCF tree that ``_assets.AssetData`` finishes like any MJCF.
+
+What the options do here, with their sources, is in docs/isaacgym.md ("Assumptions of the
+SDK fake"): ``collapse_fixed_joints`` merges each link held by a fixed joint into its
+parent unless the joint says ``dont_collapse="true"`` (legged_gym's asset config);
+``density`` gives links without ``<inertial>`` their mass from their collision shapes;
+``thickness`` is each shape's rest distance (MuJoCo's geom margin);
+``replace_cylinder_with_capsule``; ``armature`` on every DOF. Visual elements are dropped:
+the fake simulates and renders collision geometry only, so ``flip_visual_attachments``
+has nothing to act on. Inertia PhysX accepts but MuJoCo rejects (zero, not positive
+definite, breaking the triangle inequality) is made valid: eigenvalues raised to a floor,
+then MuJoCo's ``boundmass``/``boundinertia``/``balanceinertia``.
+"""
+
+import os
+import xml.etree.ElementTree as ElementTree
+
+import mujoco
+import numpy as np
+
+from ._collapse import collapse_fixed_bodies, explicit_inertials
+from ._mjcf import ImportFailure
+
+MESH_FORMATS = (".stl", ".obj", ".msh")  # what MuJoCo 3.2 loads
+MIN_MASS, MIN_INERTIA = 1e-6, 1e-9  # floors for links PhysX takes massless
+
+
+class JointLimits:
+    """What a URDF joint's ``<limit>`` says, for the DOF properties."""
+
+    def __init__(self, joint):
+        limit = joint.find("limit")
+        get = (lambda key: None) if limit is None else limit.get
+        self.effort = _float(get("effort"))
+        self.velocity = _float(get("velocity"))
+        lower, upper = _float(get("lower")), _float(get("upper"))
+        # a revolute joint whose <limit> gives no lower < upper moves freely (anymal_c's
+        # drives carry effort and velocity only); continuous joints never have limits
+        self.has_limits = (joint.get("type") in ("revolute", "prismatic")
+                           and lower is not None and upper is not None and lower < upper)
+        self.lower, self.upper = (lower, upper) if self.has_limits else (0.0, 0.0)
+
+
+def import_urdf(path, options):
+    """The URDF at ``path`` as an MJCF tree (one root body, no free joint yet), and the
+    ``JointLimits`` of each movable joint by name."""
+    robot = _parse(path)
+    limits = {}
+    kept = set()
+    for joint in robot.findall("joint"):
+        if joint.get("type") in ("revolute", "continuous", "prismatic"):
+            limits[joint.get("name")] = JointLimits(joint)
+        child = joint.find("child")
+        if joint.get("dont_collapse", "").lower() == "true" and child is not None:
+            kept.add(child.get("link"))
+    _prepare(robot, path)
+    spec = mujoco.MjSpec()
+    try:
+        spec.from_string(ElementTree.tostring(robot, encoding="unicode"))
+        spec.compile()
+        mjcf = spec.to_xml()
+    except ValueError as exc:
+        raise ImportFailure("MuJoCo's URDF compiler refused %s: %s" % (path, exc)) from exc
+    tree = ElementTree.ElementTree(ElementTree.fromstring(mjcf))
+    _apply_options(tree, options)
+    if options.collapse_fixed_joints:
+        explicit_inertials(tree, _compile(tree, path))
+        collapse_fixed_bodies(tree, kept)
+    return tree, limits
+
+
+def _parse(path):
+    if not os.path.isfile(path):
+        raise ImportFailure("no such file: %s" % path)
+    try:
+        robot = ElementTree.parse(path).getroot()
+    except ElementTree.ParseError as exc:
+        raise ImportFailure("%s is not valid XML: %s" % (path, exc)) from exc
+    if robot.tag != "robot":
+        raise ImportFailure("%s is not a URDF file (root element <%s>, not <robot>)"
+                            % (path, robot.tag))
+    return robot
+
+
+def _prepare(robot, path):
+    """Drop visuals, name the collision shapes, resolve mesh paths, set MuJoCo's compiler."""
+    for element in robot.findall("mujoco"):
+        robot.remove(element)
+    for link in robot.findall("link"):
+        for visual in link.findall("visual"):
+            link.remove(visual)
+        for k, collision in enumerate(link.findall("collision")):
+            collision.set("name", collision.get("name") or "%s_collision%d" % (link.get("name"), k))
+    for inertia in robot.iter("inertia"):
+        _repair_inertia(inertia)
+    for mesh in robot.iter("mesh"):
+        mesh.set("filename", _mesh_file(mesh.get("filename", ""), path))
+    extension = ElementTree.Element("mujoco")
+    ElementTree.SubElement(extension, "compiler", {
+        "fusestatic": "false", "discardvisual": "true", "strippath": "false",
+        "balanceinertia": "true", "boundmass": repr(MIN_MASS),
+        "boundinertia": repr(MIN_INERTIA)})
+    robot.insert(0, extension)
+
+
+def _repair_inertia(inertia):
+    """A tensor with eigenvalues <= 0 (anymal_c's hatch, cassie's base: PhysX loads them)
+    gets those raised to the floor, so that MuJoCo takes it."""
+    names = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
+    xx, yy, zz, xy, xz, yz = (float(inertia.get(name, "0")) for name in names)
+    tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+    values, vectors = np.linalg.eigh(tensor)
+    if values.min() > MIN_INERTIA:
+        return
+    tensor = vectors @ np.diag(np.maximum(values, MIN_INERTIA)) @ vectors.T
+    repaired = (tensor[0, 0], tensor[1, 1], tensor[2, 2], tensor[0, 1], tensor[0, 2], tensor[1, 2])
+    for name, value in zip(names, repaired):
+        inertia.set(name, repr(float(value)))
+
+
+def _mesh_file(name, urdf_path):
+    """A mesh reference as an absolute path: relative to the URDF's folder, or
+    ``package://<pkg>/<rest>`` found as ``<pkg>/<rest>`` or ``<rest>`` in the URDF's folder
+    or a folder above it (the asset root is one of them)."""
+    folder = os.path.dirname(os.path.abspath(urdf_path))
+    if name.startswith("package://"):
+        package, _, rest = name[len("package://"):].partition("/")
+        candidates = []
+        while True:
+            candidates += [os.path.join(folder, package, rest), os.path.join(folder, rest)]
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    else:
+        candidates = [os.path.join(folder, name)]
+    found = next((c for c in candidates if os.path.isfile(c)), None)
+    if found is None:
+        raise ImportFailure("%s: mesh %s not found (looked at %s)"
+                            % (urdf_path, name, ", ".join(candidates[:4])))
+    if not found.lower().endswith(MESH_FORMATS):
+        raise ImportFailure("%s: collision mesh %s is not one MuJoCo loads (%s); convert it "
+                            "to .stl or .obj" % (urdf_path, found, ", ".join(MESH_FORMATS)))
+    return os.path.abspath(found)
+
+
+def _apply_options(tree, options):
+    """Density, thickness, capsules, armature and the floors on the compiled tree."""
+    root = tree.getroot()
+    margin = "%r" % float(options.thickness)
+    for geom in root.iter("geom"):
+        geom.set("density", "%r" % float(options.density))
+        geom.set("margin", margin)
+        if options.replace_cylinder_with_capsule and geom.get("type") == "cylinder":
+            geom.set("type", "capsule")  # same radius, same cylindrical part: size unchanged
+    for joint in root.iter("joint"):
+        joint.attrib.pop("actuatorfrcrange", None)  # effort is a DOF property, applied by drives
+        joint.set("armature", "%r" % float(options.armature))
+    compiler = root.find("compiler")
+    compiler.set("balanceinertia", "true")
+    compiler.set("boundmass", repr(MIN_MASS))
+    compiler.set("boundinertia", repr(MIN_INERTIA))
+
+
+def _compile(tree, path):
+    try:
+        return mujoco.MjModel.from_xml_string(ElementTree.tostring(tree.getroot(),
+                                                                   encoding="unicode"))
+    except ValueError as exc:
+        raise ImportFailure("MuJoCo could not compile %s: %s" % (path, exc)) from exc
+
+
+def _float(text):
+    return None if text is None else float(text)
