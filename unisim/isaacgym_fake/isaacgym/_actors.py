@@ -1,21 +1,24 @@
-"""One actor's physics: its own MjModel copy and MjData, in its env's frame.
+"""One actor: its properties and controls, and its part of its env's MjModel and MjData.
 
-The sim's tensors are assembled from these (``_sim``). Rows follow the SDK's tensor
-layouts (docstrings of ``acquire_*_tensor``): root and body states are position (3),
-quaternion xyzw (4), linear velocity (3), angular velocity (3), world axes; DOF states
-are (position, velocity); net contact forces are world-frame forces (3) per body.
+An actor keeps what the user set on it (DOF, body and shape properties, colours, targets),
+so that its env can rebuild its model when another actor joins and apply them again
+(``_env``). Rows follow the SDK's tensor layouts (docstrings of ``acquire_*_tensor``):
+root and body states are position (3), quaternion xyzw (4), linear velocity (3), angular
+velocity (3), world axes; DOF states are (position, velocity).
 """
-
-import copy
 
 import mujoco
 import numpy as np
 
-from ._assets import F32_MAX
+from ._assets import DRIVE_PREFIX, F32_MAX
 from ._enums import DofDriveMode
 
 NONE, POS, VEL, EFFORT = (int(DofDriveMode.DOF_MODE_NONE), int(DofDriveMode.DOF_MODE_POS),
                           int(DofDriveMode.DOF_MODE_VEL), int(DofDriveMode.DOF_MODE_EFFORT))
+# Actuation forces drive DOF_MODE_EFFORT DOFs (the docs) and DOF_MODE_NONE ones too:
+# IsaacGymEnvs' Ant and Humanoid import with DOF_MODE_NONE, set only actuation forces,
+# and train on the SDK.
+FORCED = (NONE, EFFORT)
 
 
 def wxyz_to_xyzw(quat):
@@ -27,63 +30,103 @@ def xyzw_to_wxyz(quat):
 
 
 class ActorSim:
-    """An actor of ``asset`` at ``pose`` (env frame) in an env at ``origin`` (world)."""
+    """An actor of ``asset`` at ``pose`` (env frame), in collision ``group`` with ``filter``."""
 
-    def __init__(self, asset, pose, origin, filter_bits, ground):
+    def __init__(self, asset, pose, group, filter_bits, sensors):
         self.asset = asset
-        self.origin = np.asarray(origin, dtype=np.float64)
-        self.model = _copy(asset.compile(ground))
-        self.data = mujoco.MjData(self.model)
-        model = self.model
+        self.group, self.filter = int(group), int(filter_bits)
+        self.position = np.array([pose.p.x, pose.p.y, pose.p.z], dtype=np.float64)
+        self.quat = np.array([pose.r.w, pose.r.x, pose.r.y, pose.r.z], dtype=np.float64)
         self.free = asset.free
-        self.ndof = len(asset.dof_joints)
-        self.nbody = model.nbody - 1
-        self.qadr = model.jnt_qposadr[asset.dof_joints]
-        self.vadr = model.jnt_dofadr[asset.dof_joints]
+        self.ndof = len(asset.dof_names)
+        self.nbody = len(asset.body_names)
+        self.props = asset.default_props.copy()
+        self.shape_friction = np.array(asset.shape_friction, dtype=np.float64)
+        self.body_props = None  # [(mass, com, inertia)] once set_actor_rigid_body_properties ran
+        self.colors = {}  # body index: rgb
         self.position_target = np.zeros(self.ndof)
         self.velocity_target = np.zeros(self.ndof)
         self.effort = np.zeros(self.ndof)
-        self.props = asset.default_props.copy()
-        robot = model.geom_bodyid > 0
-        model.geom_friction[robot, 0] = asset.shape_friction
-        collides = (model.geom_contype | model.geom_conaffinity) != 0
-        if filter_bits:  # filter & filter != 0: the actor's shapes never touch each other
-            model.geom_contype[robot & collides] = 0
-            model.geom_conaffinity[robot & collides] = 1
-        model.dof_damping[:] = 0.0  # PhysX damping is a drive gain (DOF properties) only
-        model.jnt_stiffness[:] = 0.0
-        if asset.disable_gravity:
-            model.body_gravcomp[1:] = 1.0
-        position = [pose.p.x, pose.p.y, pose.p.z]
-        quat = [pose.r.w, pose.r.x, pose.r.y, pose.r.z]
+        self.sensors = list(sensors)  # (body index, position, quaternion wxyz, properties)
+        self.dof_forces = False  # enable_actor_dof_force_sensors
+        self.env = self.model = self.data = None
+
+    # -- place in the env's model -------------------------------------------------------
+
+    def bound(self):
+        return self.model is not None
+
+    def bind(self, env, prefix, first, end):
+        """Take bodies [first, end) of ``env``'s new model; apply this actor's properties."""
+        model = env.model
+        self.env, self.model, self.data = env, model, env.data
+        self.bodies = np.arange(first, end)
+        self.geoms = np.flatnonzero((model.geom_bodyid >= first) & (model.geom_bodyid < end))
+        if end - first != self.nbody or len(self.geoms) != self.asset.shape_count:
+            raise RuntimeError("the fake's env model gives %s %d bodies and %d shapes; its asset "
+                               "has %d and %d" % (self.asset.path, end - first, len(self.geoms),
+                                                  self.nbody, self.asset.shape_count))
+        joints = [model.joint(prefix + name).id for name in self.asset.dof_names]
+        self.qadr, self.vadr = model.jnt_qposadr[joints], model.jnt_dofadr[joints]
+        self.joints = np.array(joints, dtype=np.int64)
+        self.actuators = np.array([model.actuator(prefix + DRIVE_PREFIX + name).id
+                                   for name in self.asset.dof_names], dtype=np.int64)
+        root = model.body_jntadr[first]
+        self.root_q, self.root_v = model.jnt_qposadr[root], model.jnt_dofadr[root]
+        self._apply()
         if self.free:
-            self.data.qpos[0:3] = position
-            self.data.qpos[3:7] = quat
-        else:
-            model.body_pos[1] = position
-            model.body_quat[1] = quat
+            self.data.qpos[self.root_q:self.root_q + 3] = self.position
+            self.data.qpos[self.root_q + 3:self.root_q + 7] = self.quat
+
+    def _apply(self):
+        model, bodies = self.model, self.bodies
+        model.geom_friction[self.geoms, 0] = self.shape_friction
+        # PhysX damping is a drive gain (DOF properties) only
+        model.dof_damping[np.isin(model.dof_bodyid, bodies)] = 0.0
+        model.jnt_stiffness[np.isin(model.jnt_bodyid, bodies)] = 0.0
+        if self.asset.disable_gravity:
+            model.body_gravcomp[bodies] = 1.0
+        if not self.free:
+            model.body_pos[bodies[0]] = self.position
+            model.body_quat[bodies[0]] = self.quat
         self.set_props(self.props)
-        mujoco.mj_forward(model, self.data)
-        self.graphics_qpos = self.data.qpos.copy()
-        self.fetched_qpos = self.data.qpos.copy()
+        if self.body_props is not None:
+            self.set_body_properties(self.body_props)
+        for body, rgb in self.colors.items():
+            self.set_color(body, rgb)
+
+    def save(self):
+        data = self.data
+        root = (data.qpos[self.root_q:self.root_q + 7].copy(),
+                data.qvel[self.root_v:self.root_v + 6].copy()) if self.free else None
+        return root, self.dof_states()
+
+    def restore(self, state):
+        root, dofs = state
+        if root is not None:
+            self.data.qpos[self.root_q:self.root_q + 7] = root[0]
+            self.data.qvel[self.root_v:self.root_v + 6] = root[1]
+        self.set_dof_states(dofs)
 
     # -- properties -------------------------------------------------------------------
 
     def set_props(self, props):
-        """DOF properties into the model: drive gains, limits, armature, friction."""
-        model = self.model
+        """DOF properties into the model: drive gains, effort and joint limits, armature,
+        friction."""
         self.props = props.copy()
+        if self.model is None:
+            return
+        model = self.model
         for k in range(self.ndof):
-            p = props[k]
+            p, actuator, joint = props[k], self.actuators[k], self.joints[k]
             mode, kp, kd = int(p["driveMode"]), float(p["stiffness"]), float(p["damping"])
             gain, bias = {POS: (kp, (0.0, -kp, -kd)), VEL: (kd, (0.0, 0.0, -kd)),
-                          EFFORT: (1.0, (0.0, 0.0, 0.0))}.get(mode, (0.0, (0.0, 0.0, 0.0)))
-            model.actuator_gainprm[k, 0] = gain
-            model.actuator_biasprm[k, 0:3] = bias
-            effort = float(p["effort"])
-            model.actuator_forcelimited[k] = effort < F32_MAX
-            model.actuator_forcerange[k] = (-effort, effort)
-            joint = self.asset.dof_joints[k]
+                          }.get(mode, (1.0, (0.0, 0.0, 0.0)))
+            model.actuator_gainprm[actuator, 0] = gain
+            model.actuator_biasprm[actuator, 0:3] = bias
+            effort = float(p["effort"])  # "Maximum effort (force or torque)" (the docs)
+            model.actuator_forcelimited[actuator] = effort < F32_MAX
+            model.actuator_forcerange[actuator] = (-effort, effort)
             model.jnt_limited[joint] = bool(p["hasLimits"])
             if p["hasLimits"]:
                 model.jnt_range[joint] = (p["lower"], p["upper"])
@@ -93,113 +136,104 @@ class ActorSim:
     def body_properties(self):
         model = self.model
         return [(float(model.body_mass[b]), model.body_ipos[b].copy(),
-                 model.body_inertia[b].copy()) for b in range(1, model.nbody)]
+                 model.body_inertia[b].copy()) for b in self.bodies]
 
-    # -- stepping ---------------------------------------------------------------------
+    def set_body_properties(self, rows):
+        self.body_props = [(float(m), np.array(c, float), np.array(i, float)) for m, c, i in rows]
+        for body, (mass, com, inertia) in zip(self.bodies, self.body_props):
+            self.model.body_mass[body] = mass
+            self.model.body_ipos[body] = com
+            self.model.body_inertia[body] = inertia
 
-    def simulate(self, dt, substeps, gravity):
-        model, data = self.model, self.data
-        model.opt.timestep = dt / substeps
-        model.opt.gravity[:] = gravity
+    def set_shape_friction(self, friction):
+        self.shape_friction = np.array(friction, dtype=np.float64)
+        self.model.geom_friction[self.geoms, 0] = self.shape_friction
+
+    def set_color(self, body, rgb):
+        self.colors[int(body)] = tuple(rgb)
+        geoms = self.model.geom_bodyid == self.bodies[int(body)]
+        self.model.geom_rgba[geoms, 0:3] = rgb
+        self.model.geom_matid[geoms] = -1  # a material's colour would hide the geom's
+
+    # -- controls ---------------------------------------------------------------------
+
+    def write_controls(self):
         modes = self.props["driveMode"]
-        data.ctrl[:] = np.where(modes == POS, self.position_target,
-                                np.where(modes == VEL, self.velocity_target,
-                                         np.where(modes == EFFORT, self.effort, 0.0)))
-        for _ in range(substeps):
-            mujoco.mj_step(model, data)
-        mujoco.mj_forward(model, data)  # bodies, velocities and contacts of the new state
+        self.data.ctrl[self.actuators] = np.where(
+            modes == POS, self.position_target, np.where(
+                modes == VEL, self.velocity_target,
+                np.where(np.isin(modes, FORCED), self.effort, 0.0)))
+
+    def dof_force_row(self):
+        """The DOF forces (drive and actuation), zero unless enabled: "the returned forces
+        will always be zero if enable_actor_dof_force_sensors was not previously called"."""
+        if not self.dof_forces:
+            return np.zeros(self.ndof)
+        return self.data.qfrc_actuator[self.vadr]
 
     # -- state rows -------------------------------------------------------------------
 
     def root_state(self):
         """From the joint state itself, so that a set root state reads back at once (the
         SDK's setters write the root buffer; IsaacLab #240)."""
-        model, data = self.model, self.data
+        model, data, origin = self.model, self.data, self.env.origin
         row = np.zeros(13)
+        root = self.bodies[0]
         if not self.free:
-            row[0:3] = model.body_pos[1] + self.origin
-            row[3:7] = wxyz_to_xyzw(model.body_quat[1])
+            row[0:3] = model.body_pos[root] + origin
+            row[3:7] = wxyz_to_xyzw(model.body_quat[root])
             return row
-        quat = data.qpos[3:7] / np.linalg.norm(data.qpos[3:7])
+        q = data.qpos[self.root_q:self.root_q + 7]
+        quat = q[3:7] / np.linalg.norm(q[3:7])
         rotation = _matrix(quat)
-        angular = rotation @ data.qvel[3:6]
-        row[0:3] = data.qpos[0:3] + self.origin
+        angular = rotation @ data.qvel[self.root_v + 3:self.root_v + 6]
+        row[0:3] = q[0:3] + origin
         row[3:7] = wxyz_to_xyzw(quat)
-        row[7:10] = data.qvel[0:3] + np.cross(angular, rotation @ model.body_ipos[1])
+        row[7:10] = data.qvel[self.root_v:self.root_v + 3] + np.cross(
+            angular, rotation @ model.body_ipos[root])
         row[10:13] = angular
         return row
 
-    def _velocities(self):
-        """(nbody, 6) linear velocity of each body's centre of mass, angular velocity."""
-        data, model = self.data, self.model
-        bodies = np.arange(1, model.nbody)
-        angular = data.cvel[bodies, 0:3]
-        linear = data.cvel[bodies, 3:6] + np.cross(
-            angular, data.xipos[bodies] - data.subtree_com[model.body_rootid[bodies]])
-        return np.concatenate([linear, angular], axis=1)
-
     def body_states(self):
-        data = self.data
+        data, model, bodies = self.data, self.model, self.bodies
         rows = np.zeros((self.nbody, 13))
-        rows[:, 0:3] = data.xpos[1:] + self.origin
-        rows[:, 3:7] = wxyz_to_xyzw(data.xquat[1:])
-        rows[:, 7:13] = self._velocities()
+        rows[:, 0:3] = data.xpos[bodies] + self.env.origin
+        rows[:, 3:7] = wxyz_to_xyzw(data.xquat[bodies])
+        angular = data.cvel[bodies, 0:3]
+        rows[:, 7:10] = data.cvel[bodies, 3:6] + np.cross(  # centre-of-mass velocity
+            angular, data.xipos[bodies] - data.subtree_com[model.body_rootid[bodies]])
+        rows[:, 10:13] = angular
         return rows
 
     def dof_states(self):
         return np.stack([self.data.qpos[self.qadr], self.data.qvel[self.vadr]], axis=1)
 
-    def contact_forces(self):
-        """Net contact force on each body, world frame (the force on geom2 is +f, on
-        geom1 -f: MuJoCo's contact normal points from geom1 to geom2)."""
-        model, data = self.model, self.data
-        forces = np.zeros((model.nbody, 3))
-        wrench = np.zeros(6)
-        for i in range(data.ncon):
-            contact = data.contact[i]
-            if contact.efc_address < 0:
-                continue
-            mujoco.mj_contactForce(model, data, i, wrench)
-            world = contact.frame.reshape(3, 3).T @ wrench[0:3]
-            forces[model.geom_bodyid[contact.geom2]] += world
-            forces[model.geom_bodyid[contact.geom1]] -= world
-        return forces[1:]
-
     def set_root_state(self, row):
         """A root state row (world frame): applied to the physics now; body states follow
         at the next simulate (IsaacLab #240: PhysX has no separate forward kinematics)."""
-        position = np.asarray(row[0:3], dtype=np.float64) - self.origin
+        position = np.asarray(row[0:3], dtype=np.float64) - self.env.origin
         quat = xyzw_to_wxyz(np.asarray(row[3:7], dtype=np.float64))
         quat = quat / max(np.linalg.norm(quat), 1e-12)
         if not self.free:
-            self.model.body_pos[1] = position
-            self.model.body_quat[1] = quat
+            self.position, self.quat = position, quat
+            self.model.body_pos[self.bodies[0]] = position
+            self.model.body_quat[self.bodies[0]] = quat
             return
-        data = self.data
-        data.qpos[0:3] = position
-        data.qpos[3:7] = quat
+        data, q, v = self.data, self.root_q, self.root_v
+        data.qpos[q:q + 3] = position
+        data.qpos[q + 3:q + 7] = quat
         linear, angular = np.asarray(row[7:10], float), np.asarray(row[10:13], float)
         rotation = _matrix(quat)
-        data.qvel[0:3] = linear - np.cross(angular, rotation @ self.model.body_ipos[1])
-        data.qvel[3:6] = rotation.T @ angular  # freejoint: body-frame angular velocity
+        data.qvel[v:v + 3] = linear - np.cross(angular, rotation @ self.model.body_ipos[
+            self.bodies[0]])
+        data.qvel[v + 3:v + 6] = rotation.T @ angular  # freejoint: body-frame angular velocity
 
     def set_dof_states(self, rows):
         self.data.qpos[self.qadr] = rows[:, 0]
         self.data.qvel[self.vadr] = rows[:, 1]
-
-    def fetch(self):
-        self.fetched_qpos = self.data.qpos.copy()
-
-    def step_graphics(self):
-        self.graphics_qpos = self.fetched_qpos.copy()
 
 
 def _matrix(quat_wxyz):
     rotation = np.zeros(9)
     mujoco.mju_quat2Mat(rotation, np.asarray(quat_wxyz, dtype=np.float64))
     return rotation.reshape(3, 3)
-
-
-def _copy(model):
-    """A model of its own per actor: DOF properties differ between actors."""
-    return copy.deepcopy(model)

@@ -8,7 +8,7 @@ prescribe, also when the fake runs in a worker process.
 import functools
 import os
 
-from ._sim import FakeError
+from ._errors import FakeError
 from ._types import Env, Sim, Viewer
 
 TRACE_ENV = "ISAACGYM_FAKE_TRACE"

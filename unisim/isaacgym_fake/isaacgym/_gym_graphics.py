@@ -6,8 +6,8 @@ import os
 import numpy as np
 
 from ._enums import ImageType
+from ._errors import FakeError
 from ._render import Camera, ViewerState
-from ._sim import FakeError
 from ._types import Transform, Vec3, Viewer
 
 VIEWER_CLOSES_ENV = "ISAACGYM_FAKE_VIEWER_CLOSES_AFTER"
@@ -25,17 +25,19 @@ class GraphicsMixin:
 
     def create_camera_sensor(self, arg0, arg1):
         _graphics(arg0.sim, "create_camera_sensor")
-        camera = Camera(arg0, arg1)
-        arg0.cameras.append(camera)
-        arg0.sim.cameras.append(camera)
-        return len(arg0.cameras) - 1
+        env = arg0._env
+        camera = Camera(env, arg1)
+        env.cameras.append(camera)
+        env.sim.cameras.append(camera)
+        return len(env.cameras) - 1
 
     def _camera(self, env, handle, call):
         _graphics(env.sim, call)
-        if not 0 <= int(handle) < len(env.cameras) or env.cameras[int(handle)] is None:
+        cameras = env._env.cameras
+        if not 0 <= int(handle) < len(cameras) or cameras[int(handle)] is None:
             raise FakeError("%s: camera handle %r is not a camera of env %d" % (
-                call, handle, env.index))
-        return env.cameras[int(handle)]
+                call, handle, env._env.index))
+        return cameras[int(handle)]
 
     def set_camera_location(self, arg0, arg1, arg2, arg3):
         camera = self._camera(arg1, arg0, "set_camera_location")
@@ -54,15 +56,15 @@ class GraphicsMixin:
 
     def step_graphics(self, arg0):
         _graphics(arg0._state, "step_graphics")
-        for actor in arg0._state.actors:
-            actor.step_graphics()
+        for env in arg0._state.envs:
+            env.physics()
+            env.graphics_qpos = env.fetched_qpos.copy()
 
     def render_all_camera_sensors(self, arg0):
         state = arg0._state
         _graphics(state, "render_all_camera_sensors")
         for camera in state.cameras:
-            if camera is not None:
-                camera.render([state.actors[i] for i in camera.env.actors])
+            camera.render()
 
     def get_camera_image(self, arg0, arg1, arg2, arg3):
         camera = self._camera(arg1, arg2, "get_camera_image")
@@ -82,7 +84,7 @@ class GraphicsMixin:
     def destroy_camera_sensor(self, arg0, arg1, arg2):
         camera = self._camera(arg1, arg2, "destroy_camera_sensor")
         camera.close()
-        arg1.cameras[int(arg2)] = None
+        arg1._env.cameras[int(arg2)] = None
         arg0._state.cameras.remove(camera)
 
     # -- viewer -----------------------------------------------------------------------
@@ -129,3 +131,21 @@ class GraphicsMixin:
         viewer = self._viewer(arg0, "destroy_viewer")
         viewer.destroyed = True
         viewer.sim.viewers.remove(viewer)
+
+    def add_lines(self, arg0, arg1, arg2, arg3, arg4):
+        """Debug lines in the viewer (its docstring: 6 floats per line, 3 per colour, at
+        least ``arg2`` of each; ``arg1`` the env, None for world coordinates as IsaacGymEnvs'
+        Ant passes)."""
+        viewer, count, vertices, colors = arg0, arg2, arg3, arg4
+        state = self._viewer(viewer, "add_lines")
+        count = int(count)
+        vertices = np.asarray(vertices, dtype=np.float32).reshape(-1)
+        colors = np.asarray(colors, dtype=np.float32).reshape(-1)
+        if vertices.size < 6 * count or colors.size < 3 * count:
+            raise FakeError("add_lines: %d lines need at least %d vertex floats and %d colour "
+                            "floats, got %d and %d" % (count, 6 * count, 3 * count,
+                                                       vertices.size, colors.size))
+        state.lines += count
+
+    def clear_lines(self, arg0):
+        self._viewer(arg0, "clear_lines").lines = 0

@@ -7,16 +7,36 @@ allocations"); before it the fake refuses to hand one out. Setters take the full
 """
 
 import numpy as np
+import torch
 
-from ._sim import FakeError
+from ._enums import TensorDataType
+from ._errors import FakeError, UnwrapError
 from ._types import Tensor
+
+# gymtorch's dtype table (the SDK's gymtorch.py): torch dtype -> gym dtype; int32 travels
+# as DTYPE_UINT32 and int64 as DTYPE_UINT64
+DTYPES = {torch.float32: TensorDataType.DTYPE_FLOAT32, torch.uint8: TensorDataType.DTYPE_UINT8,
+          torch.int16: TensorDataType.DTYPE_INT16, torch.int32: TensorDataType.DTYPE_UINT32,
+          torch.int64: TensorDataType.DTYPE_UINT64}
 
 
 def _tensor_of(data):
+    """A gym tensor describing torch tensor ``data``; refused as the SDK's gymtorch refuses:
+    a strided view, a dtype outside ``DTYPES``, a device other than CPU and CUDA."""
+    if not data.is_contiguous():
+        raise UnwrapError("unwrap_tensor: the input tensor must be contiguous (the SDK refuses a "
+                        "strided view); pass .contiguous()")
+    if data.dtype not in DTYPES:
+        raise UnwrapError("unwrap_tensor: unsupported Gym tensor dtype %s (the SDK takes float32, "
+                        "uint8, int16, int32, int64)" % data.dtype)
+    if data.device.type not in ("cpu", "cuda"):
+        raise UnwrapError("unwrap_tensor: unsupported Gym tensor device %s (the SDK takes cpu and "
+                        "cuda)" % data.device)
     tensor = Tensor()
     tensor._torch = data
     tensor.data_address = data.data_ptr()
     tensor.device = data.device.index if data.is_cuda else -1
+    tensor.dtype = DTYPES[data.dtype]
     tensor.shape = tuple(data.shape)
     return tensor
 
@@ -51,6 +71,12 @@ class TensorMixin:
 
     def acquire_dof_force_tensor(self, arg0):
         return self._acquire(arg0, "dof_force", "acquire_dof_force_tensor")
+
+    def acquire_force_sensor_tensor(self, arg0):
+        return self._acquire(arg0, "force_sensor", "acquire_force_sensor_tensor")
+
+    def refresh_force_sensor_tensor(self, arg0):
+        return self._refresh(arg0, "force_sensor", "refresh_force_sensor_tensor")
 
     def refresh_actor_root_state_tensor(self, arg0):
         return self._refresh(arg0, "root", "refresh_actor_root_state_tensor")

@@ -28,27 +28,24 @@ class Camera:
         self.renderer = None
         self.scratch = None
 
-    def render(self, actors):
-        """Render the env's actors (graphics state) from this camera into its images."""
-        if not actors:
+    def render(self):
+        """Render the env (its graphics state) from this camera into its images."""
+        if not self.env.actors:
             return
-        first = actors[0]
-        model = first.model
+        model = self.env.physics()[0]
         if self.renderer is None:
             model.vis.global_.offwidth = max(model.vis.global_.offwidth, self.width)
             model.vis.global_.offheight = max(model.vis.global_.offheight, self.height)
             self.renderer = mujoco.Renderer(model, self.height, self.width)
-            self.scratch = [mujoco.MjData(actor.model) for actor in actors]
+            self.scratch = mujoco.MjData(model)
         aspect = self.width / float(self.height)
         model.vis.global_.fovy = math.degrees(
             2 * math.atan(math.tan(math.radians(self.hfov) / 2) / aspect))
         model.vis.map.znear = self.near / max(model.stat.extent, 1e-9)
-        datas = []
-        for actor, data in zip(actors, self.scratch):
-            data.qpos[:] = actor.graphics_qpos
-            mujoco.mj_kinematics(actor.model, data)
-            mujoco.mj_camlight(actor.model, data)
-            datas.append(data)
+        data = self.scratch
+        data.qpos[:] = self.env.graphics_qpos
+        mujoco.mj_kinematics(model, data)
+        mujoco.mj_camlight(model, data)
         camera = mujoco.MjvCamera()
         camera.type = mujoco.mjtCamera.mjCAMERA_FREE
         forward = self.target - self.eye
@@ -63,10 +60,7 @@ class Camera:
                 self.renderer.enable_depth_rendering()
             else:
                 self.renderer.disable_depth_rendering()
-            self.renderer.update_scene(datas[0], camera)
-            for actor, data in zip(actors[1:], datas[1:]):
-                mujoco.mjv_addGeoms(actor.model, data, mujoco.MjvOption(), mujoco.MjvPerturb(),
-                                    mujoco.mjtCatBit.mjCAT_ALL, self.renderer.scene)
+            self.renderer.update_scene(data, camera)
             image = self.renderer.render()
             if depth:
                 far = image >= min(self.far, model.stat.extent * model.vis.map.zfar) * 0.999
@@ -91,6 +85,7 @@ class ViewerState:
         self.frames = 0
         self.closes_after = closes_after
         self.destroyed = False
+        self.lines = 0  # debug lines drawn since the last clear_lines
         self.eye = np.array([1.0, 1.0, 1.0])
         self.target = np.zeros(3)
 

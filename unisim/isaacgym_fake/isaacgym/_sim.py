@@ -8,19 +8,19 @@ tensor API: "refresh" copies the latest state into the buffer).
 
 import sys
 
+import mujoco
 import numpy as np
 import torch
 
-from ._actors import ActorSim
+from . import _sensors
+from ._enums import ContactCollection
+from ._errors import FakeError
+from ._ground import Ground
 
 BUFFERS = {  # name: (columns per row, rows counted in)
     "root": (13, "actors"), "dof": (2, "dofs"), "rigid_body": (13, "bodies"),
-    "net_contact_force": (3, "bodies"), "dof_force": (1, "dofs"),
+    "net_contact_force": (3, "bodies"), "dof_force": (1, "dofs"), "force_sensor": (6, "sensors"),
 }
-
-
-class FakeError(RuntimeError):
-    """A misuse the real SDK would not report (or would crash on); named with its fix."""
 
 
 class SimState:
@@ -30,17 +30,23 @@ class SimState:
         self.params = params
         self.gpu = bool(params.use_gpu_pipeline)
         self.device = torch.device("cuda:%d" % self.compute_device if self.gpu else "cpu")
-        self.ground = None
-        self.envs = []
+        self.ground = Ground()
+        self.envs = []  # EnvSim, in creation order
         self.actors = []  # ActorSim, in sim (creation) order
-        self.actor_env = []
         self.prepared = False
         self.destroyed = False
         self.buffers = {}
         self.time = 0.0
+        self.frames = 0
         self.setters_since_simulate = set()
         self.cameras = []  # _render.Camera, in creation order
         self.viewers = []
+        self._compiled = {}  # an env's actor list (and ground): its compiled MjModel
+
+    def compiled(self, key, compile_model):
+        if key not in self._compiled:
+            self._compiled[key] = compile_model()
+        return self._compiled[key]
 
     # -- counts -----------------------------------------------------------------------
 
@@ -52,28 +58,40 @@ class SimState:
 
     def count(self, what):
         return {"actors": len(self.actors), "dofs": int(self.dof_offsets()[-1]),
-                "bodies": int(self.body_offsets()[-1])}[what]
+                "bodies": int(self.body_offsets()[-1]),
+                "sensors": sum(len(actor.sensors) for actor in self.actors)}[what]
 
     # -- building ---------------------------------------------------------------------
 
-    def add_actor(self, env, asset, pose, filter_bits):
+    def check_building(self, call):
         if self.prepared:
-            raise FakeError("create_actor after prepare_sim: the SDK allocates its buffers in "
-                            "prepare_sim; create every actor first")
+            raise FakeError("%s after prepare_sim: the SDK allocates its buffers in "
+                            "prepare_sim; build the whole scene first" % call)
+
+    def add_actor(self, env, actor):
+        self.check_building("create_actor")
         if self.envs[-1] is not env:
             raise FakeError("create_actor in env %d after env %d was created: the SDK needs "
                             "each env's actors created before the next create_env"
                             % (env.index, self.envs[-1].index))
-        actor = ActorSim(asset, pose, env.origin, filter_bits, self.ground)
+        env.add(actor)
         self.actors.append(actor)
-        self.actor_env.append(env.index)
-        env.actors.append(len(self.actors) - 1)
         return len(env.actors) - 1
+
+    def changed_ground(self):
+        for env in self.envs:
+            env.model = None
 
     def prepare(self):
         if not self.actors:
             print("[isaacgym fake] prepare_sim: the sim has no actors", file=sys.stderr)
             return False
+        open_aggregates = [env.index for env in self.envs if env.aggregate is not None]
+        if open_aggregates:
+            raise FakeError("prepare_sim with an aggregate still open in env %d: call "
+                            "end_aggregate after its actors" % open_aggregates[0])
+        for env in self.envs:
+            env.physics()
         for name, (width, rows) in BUFFERS.items():
             shape = (self.count(rows), width) if width > 1 else (self.count(rows),)
             self.buffers[name] = torch.zeros(shape, dtype=torch.float32, device=self.device)
@@ -92,19 +110,35 @@ class SimState:
         elif name == "rigid_body":
             rows = [actor.body_states() for actor in self.actors]
         elif name == "net_contact_force":
-            rows = [actor.contact_forces() for actor in self.actors]
+            never = self.params.physx.contact_collection == ContactCollection.CC_NEVER
+            rows = [np.zeros((len(env.model.body_mass) - 1, 3)) if never  # "Don't collect"
+                    else env.contact_forces() for env in self.envs]
+        elif name == "force_sensor":
+            rows = [_sensors.rows(env, self.gravity()) for env in self.envs]
         else:
-            rows = [actor.data.qfrc_actuator[actor.vadr] for actor in self.actors]
+            rows = [actor.dof_force_row() for actor in self.actors]
         values = np.concatenate([np.reshape(r, (-1, *self.buffers[name].shape[1:]))
                                  for r in rows]) if rows else np.zeros(0)
         self.buffers[name].copy_(torch.from_numpy(values.astype(np.float32)))
 
+    def gravity(self):
+        g = self.params.gravity
+        return [g.x, g.y, g.z]
+
     def simulate(self):
-        params = self.params
-        gravity = [params.gravity.x, params.gravity.y, params.gravity.z]
-        for actor in self.actors:
-            actor.simulate(float(params.dt), int(params.substeps), gravity)
-        self.time += float(params.dt)
+        dt, substeps = float(self.params.dt), int(self.params.substeps)
+        gravity = self.gravity()
+        for env in self.envs:
+            model, data = env.physics()
+            model.opt.timestep = dt / substeps
+            model.opt.gravity[:] = gravity
+            for actor in env.actors:
+                actor.write_controls()
+            for _ in range(substeps):
+                mujoco.mj_step(model, data)
+            mujoco.mj_forward(model, data)  # bodies, velocities and contacts of the new state
+        self.time += dt
+        self.frames += 1
         self.setters_since_simulate = set()
 
     # -- tensors handed in ------------------------------------------------------------
@@ -120,7 +154,8 @@ class SimState:
 
     def values(self, tensor, what, rows, width):
         """The torch tensor behind ``tensor``, checked: float32, the pipeline's device,
-        contiguous, ``rows * width`` elements; returned as (rows, width) float64 numpy."""
+        ``rows * width`` elements (unwrap_tensor refused a strided one); returned as
+        (rows, width) float64 numpy."""
         data = _torch_of(tensor, what)
         self._check_device(data, what)
         if data.dtype != torch.float32:
@@ -153,9 +188,6 @@ class SimState:
         if data.device != self.device:
             raise FakeError("%s is on %s, but this sim's %s pipeline keeps tensors on %s" % (
                 what, data.device, "GPU" if self.gpu else "CPU", self.device))
-        if not data.is_contiguous():
-            raise FakeError("%s is not contiguous: the SDK reads the raw memory, so a strided "
-                            "view would be read wrongly; pass .contiguous()" % what)
 
 
 def _torch_of(tensor, what):

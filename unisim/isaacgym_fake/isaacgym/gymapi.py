@@ -30,30 +30,37 @@ from ._enums import (  # noqa: F401
     UpAxis,
     UsdMaterialMode,
 )
+from ._gym_actors import ActorsMixin as _ActorsMixin
 from ._gym_base import GymBase as _GymBase
 from ._gym_base import traced as _traced
 from ._gym_build import BuildMixin as _BuildMixin
 from ._gym_graphics import GraphicsMixin as _GraphicsMixin
 from ._gym_tensors import TensorMixin as _TensorMixin
-from ._types import (  # noqa: F401  # noqa: F401
-    Asset,
+from ._structs import (  # noqa: F401
+    ActuatorProperties,
     AssetOptions,
     CameraProperties,
-    Env,
     FlexParams,
+    ForceSensorProperties,
+    HeightFieldParams,
     IndexRange,
-    Mat33,
     PhysXParams,
     PlaneParams,
-    Quat,
     RigidBodyProperties,
     RigidShapeProperties,
-    Sim,
     SimParams,
+    TriangleMeshParams,
+    VhacdParams,
+)
+from ._types import (  # noqa: F401
+    Asset,
+    Env,
+    Mat33,
+    Quat,
+    Sim,
     Tensor,
     Transform,
     Vec3,
-    VhacdParams,
     Viewer,
 )
 
@@ -62,7 +69,7 @@ globals().update(FLAGS)
 
 
 @_traced
-class Gym(_BuildMixin, _TensorMixin, _GraphicsMixin, _GymBase):
+class Gym(_BuildMixin, _ActorsMixin, _TensorMixin, _GraphicsMixin, _GymBase):
     """The gym: one per process (``acquire_gym``)."""
 
 

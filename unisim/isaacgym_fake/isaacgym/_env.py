@@ -1,0 +1,185 @@
+"""One env's physics: one MjModel and MjData holding all of the env's actors and the ground.
+
+Collisions follow the SDK's ``create_actor`` docstring and the IsaacGym docs
+(programming/simsetup.html, "Environments and Actors"): two bodies collide only if their
+actors are in the same collision group (group -1 collides with every group) and their
+collision filters share no bit; the filter applies within an actor too (its
+self-collisions). Envs never touch: each is a model of its own. The ground (plane, height
+fields, triangle meshes) is in every env's model and collides with everything.
+
+The model is built when first needed after an actor was added (MjSpec: each actor's asset
+attached under the prefix ``a<k>/``, an exclude for every body pair that must not
+collide); envs with the same actors share one compilation and get copies of it.
+"""
+
+import copy
+import xml.etree.ElementTree as ElementTree
+
+import mujoco
+import numpy as np
+
+from ._errors import FakeError
+
+# The compiler settings an attached asset carries into the env's model. MjSpec applies
+# the parent spec's (the env's) settings to attached bodies, so the env takes the
+# actors' settings, which must agree.
+COMPILER = ("degree", "eulerseq", "autolimits", "inertiafromgeom", "inertiagrouprange",
+            "boundmass", "boundinertia", "balanceinertia", "fusestatic", "discardvisual",
+            "convexhull", "exactmeshinertia", "alignfree", "settotalmass", "meshdir",
+            "texturedir")
+
+
+def prefix(k):
+    return "a%d/" % k
+
+
+class EnvSim:
+    def __init__(self, sim, index, origin):
+        self.sim = sim
+        self.index = index
+        self.origin = np.asarray(origin, dtype=np.float64)
+        self.actors = []  # ActorSim, in creation order
+        self.model = None
+        self.data = None
+        self.aggregate = None  # the open aggregate: [max_bodies, max_shapes, self_collision, first]
+        self.aggregates = []  # closed ones: (first actor, end actor, self_collision)
+        self.cameras = []  # _render.Camera, by handle (None once destroyed)
+        self.names = []  # actor names, by handle
+        self.fetched_qpos = self.graphics_qpos = None  # fetch_results' copy, step_graphics'
+
+    def add(self, actor):
+        if self.aggregate is not None:
+            max_bodies, max_shapes, _, first = self.aggregate
+            bodies = sum(a.nbody for a in self.actors[first:]) + actor.nbody
+            shapes = sum(a.asset.shape_count for a in self.actors[first:]) \
+                + actor.asset.shape_count
+            if bodies > max_bodies or shapes > max_shapes:
+                raise FakeError("create_actor: the open aggregate of env %d was begun for at "
+                                "most %d bodies and %d shapes, and would hold %d and %d: pass "
+                                "the sums of get_asset_rigid_body_count and "
+                                "get_asset_rigid_shape_count to begin_aggregate"
+                                % (self.index, max_bodies, max_shapes, bodies, shapes))
+        self.actors.append(actor)
+        self.model = None
+
+    def physics(self):
+        """The env's (model, data), built with every actor added so far."""
+        if self.model is None:
+            self._build()
+        return self.model, self.data
+
+    # -- building ---------------------------------------------------------------------
+
+    def _key(self):
+        actors = tuple((a.asset, a.group, a.filter) for a in self.actors)
+        return actors, tuple(self.aggregates), self.sim.ground.key(self.origin)
+
+    def _build(self):
+        saved = [(actor, actor.save()) for actor in self.actors if actor.bound()]
+        compiled = self.sim.compiled(self._key(), self._compile)
+        self.model = copy.deepcopy(compiled)  # DOF and body properties differ per env
+        self.data = mujoco.MjData(self.model)
+        model = self.model
+        roots = [b for b in range(1, model.nbody) if model.body_parentid[b] == 0]
+        for k, actor in enumerate(self.actors):
+            end = roots[k + 1] if k + 1 < len(roots) else model.nbody
+            actor.bind(self, prefix(k), roots[k], end)
+        for actor, state in saved:
+            actor.restore(state)
+        mujoco.mj_forward(model, self.data)
+        self.fetched_qpos = self.data.qpos.copy()
+        self.graphics_qpos = self.data.qpos.copy()
+
+    def _compile(self):
+        spec = mujoco.MjSpec()
+        settings = None
+        for k, actor in enumerate(self.actors):
+            child = mujoco.MjSpec()
+            child.from_string(_named_bodies(actor.asset.xml()))
+            mine = [_setting(child, name) for name in COMPILER if hasattr(child, name)]
+            if settings is None:
+                settings = mine
+                _copy_settings(child, spec)
+            elif mine != settings:
+                raise FakeError("env %d holds actors of assets with different compiler "
+                                "settings (%s vs %s); the fake builds one MuJoCo model per env "
+                                "and needs them equal" % (self.index, actor.asset.path,
+                                                          self.actors[0].asset.path))
+            spec.worldbody.add_frame().attach_body(child.worldbody.first_body(), prefix(k), "")
+        self.sim.ground.add_to(spec, self.origin)
+        model = spec.compile()
+        pairs = self._filtered(model)
+        if pairs:
+            for first, second in pairs:
+                exclude = spec.add_exclude()
+                exclude.bodyname1, exclude.bodyname2 = first, second
+            model = spec.compile()
+        # PhysX drives are implicit: keep them stable
+        model.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+        return model
+
+    def _filtered(self, model):
+        """Body name pairs that must not collide (group, filter and aggregate rules)."""
+        roots = [b for b in range(1, model.nbody) if model.body_parentid[b] == 0] + [model.nbody]
+        bodies = [[model.body(b).name for b in range(roots[k], roots[k + 1])]
+                  for k in range(len(self.actors))]
+        pairs = []
+        for i, first in enumerate(self.actors):
+            for j in range(i, len(self.actors)):
+                second = self.actors[j]
+                if self._collide(i, j, first, second):
+                    continue
+                for m, one in enumerate(bodies[i]):
+                    others = bodies[j][m + 1:] if i == j else bodies[j]
+                    pairs += [(one, other) for other in others]
+        return pairs
+
+    def _collide(self, i, j, first, second):
+        groups = first.group == second.group or -1 in (first.group, second.group)
+        if not groups or first.filter & second.filter:
+            return False
+        return not any(start <= i < end and start <= j < end and not selfish and i != j
+                       for start, end, selfish in self.aggregates)
+
+    # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
+
+    def contact_forces(self):
+        """Net contact force on each body but the world, world frame (the force on geom2 is
+        +f, on geom1 -f: MuJoCo's contact normal points from geom1 to geom2)."""
+        model, data = self.model, self.data
+        forces = np.zeros((model.nbody, 3))
+        wrench = np.zeros(6)
+        for i in range(data.ncon):
+            contact = data.contact[i]
+            if contact.efc_address < 0:
+                continue
+            mujoco.mj_contactForce(model, data, i, wrench)
+            world = contact.frame.reshape(3, 3).T @ wrench[0:3]
+            forces[model.geom_bodyid[contact.geom2]] += world
+            forces[model.geom_bodyid[contact.geom1]] -= world
+        return forces[1:]
+
+
+def _named_bodies(xml):
+    """``xml`` with a name on every body, so that excludes can name them."""
+    root = ElementTree.fromstring(xml)
+    for n, body in enumerate(root.iter("body")):
+        if not body.get("name"):
+            body.set("name", "__body%d" % n)
+    return ElementTree.tostring(root, encoding="unicode")
+
+
+def _copy_settings(source, target):
+    for name in COMPILER:
+        if not hasattr(source, name):
+            continue
+        value = getattr(source, name)
+        if isinstance(value, np.ndarray):
+            getattr(target, name)[:] = value  # array fields are views, set in place
+        else:
+            setattr(target, name, value)
+
+
+def _setting(spec, name):
+    value = getattr(spec, name)
+    return tuple(np.ravel(value).tolist()) if isinstance(value, np.ndarray) else value
