@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import unisim.protocol as protocol
+from unisim.protocol import schemas
 
 DOC = (Path(protocol.__file__).resolve().parent / "PROTOCOL.md").read_text()
 HEADINGS = set(re.findall(r"^#{2,4} (.+)$", DOC, flags=re.MULTILINE))
@@ -25,3 +26,30 @@ def test_every_doorbell_word_has_its_section() -> None:
         assert f"word {index}: {name}" in HEADINGS, name
     for name in ("CMD_PIPE", "CMD_STEP", "STATUS_OK", "STATUS_PIPE"):
         assert f"`{getattr(bell, name)}` ({name})" in DOC, name
+
+
+def _section(heading: str) -> str:
+    """The text under ``heading`` down to the next heading of its level or above."""
+    level = heading.split(" ", 1)[0]
+    text = DOC.split(heading + "\n", 1)[1]
+    ends = [m.start() for m in re.finditer(rf"^#{{1,{len(level)}}} ", text, flags=re.MULTILINE)]
+    return text[:ends[0]] if ends else text
+
+
+def test_every_field_of_every_message_is_documented_in_its_section() -> None:
+    """Each field of ``schemas.FIELDS`` is named (`field` or "field") where its message is
+    described: a request's under its command's heading, HELLO's, PROGRESS's and ERROR's in
+    *Conversation*."""
+    for message, fields in schemas.FIELDS.items():
+        heading = f"### {message}" if message in HEADINGS else "## Conversation"
+        section = _section(heading)
+        if heading == "## Conversation":
+            assert f"**{message}**" in section, message
+        for field in fields:
+            assert f"`{field}`" in section or f'"{field}"' in section, \
+                f"PROTOCOL.md's {heading!r} does not name {message}'s field {field!r}"
+
+
+def test_this_check_sees_a_field_the_document_leaves_out() -> None:
+    assert "`first_env`" in _section("### INIT")
+    assert "`first_env`" not in _section("### STEP")

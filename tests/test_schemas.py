@@ -59,3 +59,40 @@ def test_render_layout_and_requests_round_trip() -> None:
     assert schemas.parse_attach_request(schemas.attach_request(
         {"name": "x", "size": 64, "slots": []})) == ({"name": "x", "size": 64, "slots": []},
                                                       None)
+
+
+def test_a_request_is_built_from_its_listed_fields_only() -> None:
+    assert schemas.request("STEP") == {"substeps": 1}
+    assert schemas.request("RESET", qpos=True) == {"qpos": True, "qvel": False, "physics": False}
+    with pytest.raises(schemas.SchemaError, match="STEP has no field substep; its fields: "
+                                                  "substeps"):
+        schemas.request("STEP", substep=2)
+
+
+@pytest.mark.parametrize(("name", "payload", "message"), [
+    ("STEP", {"substeps": True}, "STEP substeps must be int, got True"),
+    ("STEP", {"substeps": "2"}, "STEP substeps must be int, got '2'"),
+    ("DESCRIBE", {"options": {}}, "DESCRIBE lacks engine"),
+    ("INIT", {"engine": "mujoco", "num_envs": 2, "keyframe": 3},
+     "INIT keyframe must be str or nil, got 3"),
+])
+def test_a_read_checks_each_field_and_names_the_bad_one(name: str, payload: dict[str, object],
+                                                       message: str) -> None:
+    with pytest.raises(schemas.SchemaError, match=message):
+        schemas.read(name, payload)
+
+
+def test_a_read_fills_defaults_with_fresh_maps_and_ignores_unknown_fields() -> None:
+    first = schemas.read("INIT", {"engine": "mock", "num_envs": 2, "later": 1})
+    assert "later" not in first and first["options"] == {} and first["first_env"] == 0
+    first["options"]["x"] = 1
+    assert schemas.read("INIT", {"engine": "mock", "num_envs": 2})["options"] == {}
+
+
+def test_the_worker_reads_a_request_through_the_schema() -> None:
+    """A request the host's builder would refuse, sent raw, is refused by the worker by name,
+    and the worker stays usable."""
+    with unisim.Backend("mock", num_envs=2, doorbell=False) as sim:
+        with pytest.raises(unisim.RemoteError, match="RESET qpos must be bool, got 1"):
+            sim._pool.call(unisim.protocol.Command.RESET, {"qpos": 1}, sim.timeout)
+        sim.step()

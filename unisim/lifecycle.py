@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import unisim.protocol as protocol
+from unisim.protocol import schemas
 
 from .errors import ProtocolError, RemoteError, SetupError, UnisimError, WorkerDied
 from .pool import Member, WorkerPool
@@ -58,7 +59,8 @@ class Workers:
         """The engine's capabilities under ``options`` (``unisim.split``), as its first
         worker works them out: the engine reads its own options."""
         member = self.live().members[0]
-        payload = {"engine": self.engine, "options": options, "num_envs": num_envs}
+        payload = schemas.request("DESCRIBE", engine=self.engine, options=options,
+                                  num_envs=num_envs)
         reply = member.channel.request(Command.DESCRIBE, payload, timeout)
         capabilities: dict[str, Any] = reply["capabilities"]
         return capabilities
@@ -68,7 +70,8 @@ class Workers:
         lacks is a ``SetupError`` naming what to install."""
         bar = ProgressBar(f"{self.engine} init", enabled=progress)
         try:
-            return self.live().call(Command.INIT, spec, timeout, bar.update)
+            return self.live().call(Command.INIT, lambda m: schemas.request("INIT", **spec(m)),
+                                    timeout, bar.update)
         except RemoteError as exc:
             if exc.exc_type != "ModuleNotFoundError":
                 raise
@@ -138,7 +141,8 @@ class Workers:
             for member in members:
                 if member.channel.dead is None and member.process.alive():
                     try:
-                        pool.send(member, Command.SHUTDOWN, {}, SHUTDOWN_TIMEOUT)
+                        pool.send(member, Command.SHUTDOWN, schemas.request("SHUTDOWN"),
+                                  SHUTDOWN_TIMEOUT)
                         told.append(member)
                     except (UnisimError, OSError):
                         pass
@@ -178,7 +182,12 @@ def handshake(pool: WorkerPool, python: str, engine: str, timeout: float,
         raise SetupError(
             f"worker speaks protocol version {hello.get('protocol')}, host speaks "
             f"{protocol.VERSION}", hint="install the same unisim version on both sides")
-    if engine not in hello.get("engines", []):
+    try:
+        hello = dict(schemas.read("HELLO", hello))
+    except schemas.SchemaError as exc:
+        raise SetupError(f"the worker on {python} sent a malformed HELLO: {exc}",
+                         hint="install the same unisim version on both sides") from exc
+    if engine not in hello["engines"]:
         raise SetupError(f"worker has no engine {engine!r}",
-                         hint=f"choose one of {hello.get('engines')}")
+                         hint=f"choose one of {hello['engines']}")
     return hello

@@ -13,7 +13,6 @@ from .messages import (
     Kind,
     MessageError,
     describe,
-    error_record,
     pack,
     unpack,
 )
@@ -34,7 +33,6 @@ __all__ = [
     "describe",
     "doorbell",
     "encode",
-    "error_record",
     "find_unsafe",
     "pack",
     "unpack",

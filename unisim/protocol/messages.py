@@ -82,11 +82,6 @@ def describe(kind, command):
     return "%s %s" % (name, COMMAND_NAMES.get(command, "command %r" % (command,)))
 
 
-def error_record(exc_type, message, traceback_text, faulted):
-    """Payload of an ERROR frame."""
-    return {"type": exc_type, "message": message, "traceback": traceback_text, "faulted": faulted}
-
-
 def is_int(value):
     """An int that is not a bool (and so hashable, unlike a list in its place)."""
     return isinstance(value, int) and not isinstance(value, bool)

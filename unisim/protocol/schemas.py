@@ -1,13 +1,48 @@
-"""The payloads with structure, each built and parsed here only: INIT's reply (a physics
-layout or a render layout), ATTACH's request, CAPTURE's and RENDER's requests.
+"""Every message's fields, spelled here only: ``FIELDS`` holds each request's and each
+unsolicited message's fields with their types and defaults; builders of the payloads with
+structure (INIT's reply, a physics or render layout; ATTACH's, CAPTURE's and RENDER's
+requests) sit beside it.
 
-Builders take keyword arguments and return wire-safe maps; parsers check a received map
-and raise ``SchemaError`` naming the field. Engines, the worker loop and the host all
-use these, so a field is spelled in one place. PROTOCOL.md documents each.
+The host builds a request with ``request(name, **fields)``, which refuses a field the
+table does not list; the worker reads one with ``read(name, payload)``, which checks each
+listed field's type and fills in its default (a field not listed is ignored, so an older
+worker still reads a newer host's request). Parsers raise ``SchemaError`` naming the
+field. PROTOCOL.md documents every field (tests/test_protocol_doc.py checks it).
 Python 3.8, stdlib only.
 """
 
 from .messages import MessageError, is_int
+
+REQUIRED = object()  # a field without a default
+MAP, LIST, NUMBER = dict, list, (int, float)
+NIL = type(None)
+
+# name -> {field: (types, default)}; a request's fields under its command's name.
+FIELDS = {
+    "HELLO": {"protocol": (int, REQUIRED), "python": (str, REQUIRED), "numpy": (str, REQUIRED),
+              "engines": (LIST, REQUIRED), "pid": (int, REQUIRED)},
+    "PROGRESS": {"done": (NUMBER, REQUIRED), "total": (NUMBER, REQUIRED), "text": (str, "")},
+    "ERROR": {"type": (str, REQUIRED), "message": (str, REQUIRED), "traceback": (str, ""),
+              "faulted": (bool, False)},
+    "DESCRIBE": {"engine": (str, REQUIRED), "options": (MAP, {}), "num_envs": (int, 1)},
+    "INIT": {"engine": (str, REQUIRED), "num_envs": (int, REQUIRED), "first_env": (int, 0),
+             "total_envs": ((int, NIL), None), "model": ((str, NIL), None),
+             "keyframe": ((str, NIL), None), "threads": (int, 1), "options": (MAP, {}),
+             "physics": ((MAP, NIL), None), "queue": ((MAP, NIL), None),
+             "device": ((MAP, NIL), None), "data_plane": (str, "shm")},
+    "ATTACH": {"arena": (MAP, REQUIRED), "cuda": ((MAP, NIL), None)},
+    "STEP": {"substeps": (int, 1)},
+    "RESET": {"qpos": (bool, False), "qvel": (bool, False), "physics": (bool, False)},
+    "CAPTURE": {"env_id": (int, REQUIRED), "camera": ((str, int, NIL), None),
+                "width": (int, REQUIRED), "height": (int, REQUIRED), "image": (MAP, REQUIRED)},
+    "PING": {},
+    "SHUTDOWN": {},
+    "DOORBELL": {"spin_us": ((int, float, NIL), None), "spare_core": (bool, True)},
+    "PHYSICS": {"parameters": (bool, False), "push": (bool, False)},
+    "RENDER": {"rows": (LIST, REQUIRED), "width": (int, REQUIRED), "height": (int, REQUIRED),
+               "camera": ((str, int, NIL), None), "depth": (bool, False),
+               "randomize": (bool, False), "call": (int, 0), "source": ((MAP, NIL), None)},
+}
 
 PHYSICS_LAYOUT = ("engine", "engine_version", "stepper", "num_envs", "nq", "nv", "nu", "nbody",
                   "timestep", "joint_names", "actuator_names", "body_names", "keyframes",
@@ -18,6 +53,48 @@ RENDER_LAYOUT = ("engine", "engine_version", "nq", "nmocap", "cameras", "qpos0",
 
 class SchemaError(MessageError):
     """A payload that lacks a field, or has one of the wrong type."""
+
+
+def request(name, **fields):
+    """The payload of message ``name`` (host side): its fields, checked against ``FIELDS``."""
+    schema = FIELDS[name]
+    unknown = sorted(set(fields) - set(schema))
+    if unknown:
+        raise SchemaError("%s has no field %s; its fields: %s"
+                          % (name, ", ".join(unknown), ", ".join(schema) or "none"))
+    return read(name, fields)
+
+
+def read(name, payload):
+    """Message ``name``'s listed fields from ``payload``, each checked to have its type
+    (bool is not an int here), defaults filled in."""
+    if not isinstance(payload, dict):
+        raise SchemaError("%s must be a map, got %s" % (name, type(payload).__name__))
+    found = {}
+    for field, (kinds, default) in FIELDS[name].items():
+        if field not in payload:
+            if default is REQUIRED:
+                raise SchemaError("%s lacks %s" % (name, field))
+            found[field] = type(default)(default) if isinstance(default, (dict, list)) \
+                else default  # a fresh map or list: a reader may change its own
+            continue
+        value = payload[field]
+        if not _is(value, kinds):
+            raise SchemaError("%s %s must be %s, got %r" % (name, field, _names(kinds), value))
+        found[field] = value
+    return found
+
+
+def _is(value, kinds):
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if isinstance(value, bool):
+        return bool in kinds
+    return isinstance(value, kinds)
+
+
+def _names(kinds):
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    return " or ".join("nil" if k is NIL else "map" if k is MAP else k.__name__ for k in kinds)
 
 
 def slot(name, dtype, shape):
@@ -78,49 +155,41 @@ def parse_render_layout(reply):
 def attach_request(arena, cuda=None):
     """ATTACH: the host arena's declaration (``arena.declaration``), and for device-resident
     slots the CUDA arena's (``cuda_arena``)."""
-    request = {"arena": arena}
-    if cuda is not None:
-        request["cuda"] = cuda
-    return request
+    return request("ATTACH", arena=arena, cuda=cuda)
 
 
 def parse_attach_request(payload):
     """``(arena declaration, cuda declaration or None)``."""
-    _require(payload, "ATTACH", ("arena",))
-    _require(payload["arena"], "ATTACH arena", ("name", "size", "slots"))
-    return payload["arena"], payload.get("cuda")
+    fields = read("ATTACH", payload)
+    _require(fields["arena"], "ATTACH arena", ("name", "size", "slots"))
+    return fields["arena"], fields["cuda"]
 
 
 def capture_request(env_id, camera, width, height, image):
     """CAPTURE: draw env ``env_id`` (a row of the worker's slots) from ``camera`` (a name,
     an id or None for the free camera) into the image arena declared by ``image``."""
-    return {"env_id": int(env_id), "camera": camera, "width": int(width),
-            "height": int(height), "image": image}
+    return request("CAPTURE", env_id=int(env_id), camera=camera, width=int(width),
+                   height=int(height), image=image)
 
 
 def parse_capture_request(payload):
-    _require(payload, "CAPTURE", ("env_id", "width", "height", "image"))
-    for name in ("env_id", "width", "height"):
-        _check(payload, "CAPTURE", name, int)
-    return payload
+    return read("CAPTURE", payload)
 
 
 def render_request(rows, width, height, camera, depth, randomize, call, source):
     """RENDER: draw rows ``[start, stop)`` of the state slots (or of ``source``, another
     arena's qpos) into the same rows of the image slots; ``call`` seeds randomisation."""
-    return {"rows": [int(rows[0]), int(rows[1])], "width": int(width), "height": int(height),
-            "camera": camera, "depth": bool(depth), "randomize": bool(randomize),
-            "call": int(call), "source": source}
+    return request("RENDER", rows=[int(rows[0]), int(rows[1])], width=int(width),
+                   height=int(height), camera=camera, depth=bool(depth),
+                   randomize=bool(randomize), call=int(call), source=source)
 
 
 def parse_render_request(payload):
-    _require(payload, "RENDER", ("rows", "width", "height"))
-    rows = payload["rows"]
-    if not isinstance(rows, list) or len(rows) != 2 or not all(is_int(r) for r in rows):
+    fields = read("RENDER", payload)
+    rows = fields["rows"]
+    if len(rows) != 2 or not all(is_int(r) for r in rows):
         raise SchemaError("RENDER rows must be [start, stop], got %r" % (rows,))
-    for name in ("width", "height"):
-        _check(payload, "RENDER", name, int)
-    return payload
+    return fields
 
 
 def _require(payload, what, fields):

@@ -48,14 +48,6 @@ def take_over_stdio():
     return proto_in, proto_out
 
 
-def field(payload, command, name, kind, default):
-    """``payload[name]``, checked to be a ``kind`` (bool is not an int here)."""
-    value = payload.get(name, default)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise TypeError("%s %s must be %s, got %r" % (command, name, kind.__name__, value))
-    return value
-
-
 # -- where requests come from: pipe frames, or (after DOORBELL) the arena's doorbell line --
 
 bell = protocol.doorbell
@@ -187,18 +179,15 @@ class Worker:
         if last is not None and now - last < PROGRESS_EVERY and done != total:
             return
         self.progress_sent = now
-        self.send(protocol.Kind.PROGRESS, {"done": done, "total": total, "text": text})
+        self.send(protocol.Kind.PROGRESS,
+                  schemas.request("PROGRESS", done=done, total=total, text=text))
 
     def hello(self):
         import numpy
 
-        self.send(protocol.Kind.HELLO, {
-            "protocol": protocol.VERSION,
-            "python": platform.python_version(),
-            "numpy": numpy.__version__,
-            "engines": list(NAMES),
-            "pid": os.getpid(),
-        })
+        self.send(protocol.Kind.HELLO, schemas.request(
+            "HELLO", protocol=protocol.VERSION, python=platform.python_version(),
+            numpy=numpy.__version__, engines=list(NAMES), pid=os.getpid()))
 
     def serve(self):
         """Serve until SHUTDOWN or end-of-file on the pipe."""
@@ -226,9 +215,9 @@ class Worker:
             return None
 
     def send_error(self, exc):
-        self.send(protocol.Kind.ERROR, protocol.error_record(
-            type(exc).__name__, str(exc), traceback.format_exc(),
-            bool(getattr(exc, "faulted", False))))
+        self.send(protocol.Kind.ERROR, schemas.request(
+            "ERROR", type=type(exc).__name__, message=str(exc),
+            traceback=traceback.format_exc(), faulted=bool(getattr(exc, "faulted", False))))
 
     def require_engine(self, kind=None):
         """The engine, checked to be a ``kind`` (``Engine``, ``Renderer``) if given."""
@@ -242,21 +231,23 @@ class Worker:
         return self.engine
 
     def on_describe(self, payload):
-        engine = field(payload, "DESCRIBE", "engine", str, "")
-        options = field(payload, "DESCRIBE", "options", dict, {})
-        num_envs = field(payload, "DESCRIBE", "num_envs", int, 1)
-        return {"capabilities": capabilities(engine, options, num_envs)}
+        fields = schemas.read("DESCRIBE", payload)
+        return {"capabilities": capabilities(fields["engine"], fields["options"],
+                                             fields["num_envs"])}
 
     def on_init(self, payload):
         from .engines.physics import refuse_unsupported
 
         if self.engine is not None:
             raise RuntimeError("INIT was already done; start a new worker for a new scene")
-        engine = create(payload["engine"])
-        refuse_unsupported(payload.get("physics"), engine.physics_quantities, payload["engine"])
-        layout = engine.init(payload, self)
+        spec = schemas.read("INIT", payload)
+        if spec["total_envs"] is None:  # this worker holds every env
+            spec["total_envs"] = spec["first_env"] + spec["num_envs"]
+        engine = create(spec["engine"])
+        refuse_unsupported(spec["physics"], engine.physics_quantities, spec["engine"])
+        layout = engine.init(spec, self)
         self.engine = engine
-        self.physics_spec = payload.get("physics")
+        self.physics_spec = spec["physics"]
         return layout
 
     def on_attach(self, payload):
@@ -278,13 +269,14 @@ class Worker:
 
     def on_doorbell(self, payload):
         self.require_engine()
-        spin = float(payload.get("spin_us", SPIN_US)) * 1e-6
-        spare_core = field(payload, "DOORBELL", "spare_core", bool, True)
-        self.requests = BellRequests(self.slots["doorbell"], self.requests, spin, spare_core)
+        fields = schemas.read("DOORBELL", payload)
+        spin_us = SPIN_US if fields["spin_us"] is None else fields["spin_us"]
+        self.requests = BellRequests(self.slots["doorbell"], self.requests, spin_us * 1e-6,
+                                     fields["spare_core"])
         return {}
 
     def on_step(self, payload):
-        return self.step(field(payload, "STEP", "substeps", int, 1))
+        return self.step(schemas.read("STEP", payload)["substeps"])
 
     def step(self, substeps):
         if substeps < 1:
@@ -297,17 +289,15 @@ class Worker:
         return {}
 
     def on_reset(self, payload):
-        use_qpos = field(payload, "RESET", "qpos", bool, False)
-        use_qvel = field(payload, "RESET", "qvel", bool, False)
-        if field(payload, "RESET", "physics", bool, False):
+        fields = schemas.read("RESET", payload)
+        if fields["physics"]:
             self.require_physics().randomize(True, False, resetting=True)
-        self.require_engine(Engine).reset(use_qpos, use_qvel)
+        self.require_engine(Engine).reset(fields["qpos"], fields["qvel"])
         return {}
 
     def on_physics(self, payload):
-        parameters = field(payload, "PHYSICS", "parameters", bool, False)
-        push = field(payload, "PHYSICS", "push", bool, False)
-        self.require_physics().randomize(parameters, push)
+        fields = schemas.read("PHYSICS", payload)
+        self.require_physics().randomize(fields["parameters"], fields["push"])
         return {}
 
     def require_physics(self):
