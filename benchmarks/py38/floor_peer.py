@@ -31,7 +31,7 @@ def main():
     worker_dir, path = sys.argv[1:3]
     install_packages(worker_dir)
     from unisim.protocol import doorbell as bell
-    from unisim.worker.main import SLICE, SPIN_US
+    from unisim.worker.main import HOST_CHECK_EVERY, SPIN_US
 
     spin = SPIN_US * 1e-6  # a unisim worker's spin for the next request
 
@@ -50,15 +50,15 @@ def main():
     line.publish(bell.REPLY, seen, bell.HOST_WAITING)  # ready
     if work is None:
         while seen != STOP:
-            seen = line.await_change(bell.REQUEST, seen, bell.WORKER_WAITING, spin, SLICE,
-                                     check_host)
+            seen = line.await_change(bell.REQUEST, seen, bell.WORKER_WAITING, spin,
+                                     HOST_CHECK_EVERY, check_host)
             line.publish(bell.REPLY, seen, bell.HOST_WAITING)
         return
     model, data, step, ctrl, ctrl_in, qpos, qpos_out, qvel, qvel_out = work
     if sys.argv[4] == "doorbell":
         while True:
-            seen = line.await_change(bell.REQUEST, seen, bell.WORKER_WAITING, spin, SLICE,
-                                     check_host)
+            seen = line.await_change(bell.REQUEST, seen, bell.WORKER_WAITING, spin,
+                                     HOST_CHECK_EVERY, check_host)
             if seen == STOP:
                 return
             ctrl[:] = ctrl_in

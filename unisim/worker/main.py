@@ -52,7 +52,7 @@ def take_over_stdio():
 
 bell = protocol.doorbell
 STEP, REPLY_FRAME = protocol.Command.STEP, protocol.Kind.REPLY  # one lookup each, per step
-SLICE = 0.5  # seconds between checks that the host is alive while asleep on the doorbell
+HOST_CHECK_EVERY = 0.5  # seconds between checks that the host lives, while asleep on the doorbell
 SPIN_US = 100.0  # microseconds a worker spins for the next request before it sleeps
 
 
@@ -106,7 +106,7 @@ class BellRequests:
     def serve_one(self, worker):
         line, words = self.line, self.line.words
         doze, spin = self.forecast.plan
-        seq = line.await_change(REQUEST, self.seen, WORKER_WAITING, spin, SLICE,
+        seq = line.await_change(REQUEST, self.seen, WORKER_WAITING, spin, HOST_CHECK_EVERY,
                                 self.check_host, doze)
         waited = time.perf_counter() - self.replied_at
         self.seen = seq
