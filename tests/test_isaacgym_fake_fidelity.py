@@ -162,3 +162,193 @@ def test_contact_collection_never_reports_no_contact_forces(isaacgym_fake_python
     """)
     assert out["CC_ALL_SUBSTEPS"] > 10  # the box's weight
     assert out["CC_NEVER"] == 0.0  # "Don't collect any contacts"
+
+
+def test_aggregates_hold_what_they_declare_and_their_self_collision_flag(
+        isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, with_stack("""
+    results = {}
+    def outcome(name, call):
+        try:
+            results[name] = repr(call())
+        except RuntimeError as exc:
+            results[name] = "raised: %s" % exc
+    heights = {}
+    for selfish in (True, False):
+        gym = gymapi.acquire_gym()
+        params = gymapi.SimParams()
+        params.up_axis, params.gravity = gymapi.UP_AXIS_Z, gymapi.Vec3(0.0, 0.0, -9.81)
+        sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
+        plane = gymapi.PlaneParams()
+        plane.normal = gymapi.Vec3(0.0, 0.0, 1.0)
+        gym.add_ground(sim, plane)
+        asset = load(gym, sim, CUBE, gymapi.AssetOptions())
+        env = gym.create_env(sim, gymapi.Vec3(-1, -1, 0), gymapi.Vec3(1, 1, 1), 1)
+        outcome("end_without_begin", lambda: gym.end_aggregate(env))
+        assert gym.begin_aggregate(env, 2, 2, selfish)
+        outcome("nested", lambda: gym.begin_aggregate(env, 2, 2, True))
+        for height in (0.1, 0.5):
+            gym.create_actor(env, asset, gymapi.Transform(gymapi.Vec3(0, 0, height)), "c", 0, 0)
+        outcome("third_actor", lambda: gym.create_actor(env, asset, gymapi.Transform(), "c", 0, 0))
+        outcome("prepare_while_open", lambda: gym.prepare_sim(sim))
+        assert gym.end_aggregate(env)
+        assert gym.prepare_sim(sim)
+        root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+        step(gym, sim, 150)
+        gym.refresh_actor_root_state_tensor(sim)
+        heights[str(selfish)] = root[1, 2].item()
+        gym.destroy_sim(sim)
+    results["heights"] = heights
+    print(json.dumps(results))
+    """))
+    for misuse in ("end_without_begin", "nested", "third_actor", "prepare_while_open"):
+        assert out[misuse].startswith("raised"), out
+    assert "at most 2 bodies" in out["third_actor"]
+    assert out["heights"]["True"] == pytest.approx(0.3, abs=0.01)  # self-collision: stacked
+    assert out["heights"]["False"] == pytest.approx(0.1, abs=0.01)  # none: through each other
+
+
+def test_force_sensors_dof_forces_and_actuator_properties(isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, with_stack("""
+    MOTOR = HINGE.replace("</mujoco>", '<actuator><motor joint="hinge" gear="15" '
+                          'ctrlrange="-1 1" ctrllimited="true"/></actuator></mujoco>')
+    results = {}
+    for ground in (True, False):  # a cube resting on the ground, a cube falling
+        gym = gymapi.acquire_gym()
+        params = gymapi.SimParams()
+        params.up_axis, params.gravity = gymapi.UP_AXIS_Z, gymapi.Vec3(0.0, 0.0, -9.81)
+        sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
+        if ground:
+            plane = gymapi.PlaneParams()
+            plane.normal = gymapi.Vec3(0.0, 0.0, 1.0)
+            gym.add_ground(sim, plane)
+        asset = load(gym, sim, CUBE, gymapi.AssetOptions())
+        props = gymapi.ForceSensorProperties()
+        props.use_world_frame = True
+        assert gym.create_asset_force_sensor(asset, 0, gymapi.Transform(), props) == 0
+        for _ in range(2):
+            env = gym.create_env(sim, gymapi.Vec3(-1, -1, 0), gymapi.Vec3(1, 1, 1), 2)
+            gym.create_actor(env, asset, gymapi.Transform(gymapi.Vec3(0, 0, 0.1)), "c", 0, 0)
+        assert gym.prepare_sim(sim)
+        sensors = gymtorch.wrap_tensor(gym.acquire_force_sensor_tensor(sim))
+        step(gym, sim, 50)
+        gym.refresh_force_sensor_tensor(sim)
+        results["ground" if ground else "falling"] = sensors.tolist()
+        results["counts"] = [gym.get_sim_force_sensor_count(sim),
+                             gym.get_actor_force_sensor_count(env, 0)]
+        gym.destroy_sim(sim)
+    drive = {"driveMode": int(gymapi.DOF_MODE_POS), "stiffness": 20.0, "damping": 1.0}
+    gym, sim, envs, _ = build(HINGE, num_envs=2, fixed=True, ground=False, drive=drive)
+    assert gym.enable_actor_dof_force_sensors(envs[0], 0)
+    assert gym.prepare_sim(sim)
+    forces = gymtorch.wrap_tensor(gym.acquire_dof_force_tensor(sim))
+    targets = torch.tensor([0.5, 0.5])
+    gym.set_dof_position_target_tensor(sim, gymtorch.unwrap_tensor(targets))
+    step(gym, sim, 2)
+    gym.refresh_dof_force_tensor(sim)
+    results["dof_forces"] = forces.tolist()
+    actuated = load(gym, sim, MOTOR, gymapi.AssetOptions())
+    results["actuators"] = [[p.motor_effort, p.control_limited, p.lower_control_limit,
+                             p.upper_control_limit]
+                            for p in gym.get_asset_actuator_properties(actuated)]
+    print(json.dumps(results))
+    """))
+    assert out["counts"] == [2, 1]
+    for reading in out["ground"]:  # "A body resting on the ground plane": net force zero
+        assert reading[0:3] == pytest.approx([0.0, 0.0, 0.0], abs=0.05)
+    for reading in out["falling"]:  # falling freely: its weight, world frame
+        assert reading[0:3] == pytest.approx([0.0, 0.0, -9.81], abs=1e-3)
+        assert reading[3:6] == pytest.approx([0.0, 0.0, 0.0], abs=1e-6)
+    enabled, disabled = out["dof_forces"]
+    assert enabled > 1.0 and disabled == 0.0  # zero unless enable_actor_dof_force_sensors
+    assert out["actuators"] == [[15.0, True, -1.0, 1.0]]  # Ant's motor_effort: the gear
+
+
+def test_height_fields_and_terrain_meshes_carry_actors_where_legged_gym_expects(
+        isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, with_stack("""
+    import numpy as np
+    def drop(add_terrain, places):
+        gym = gymapi.acquire_gym()
+        params = gymapi.SimParams()
+        params.up_axis, params.gravity = gymapi.UP_AXIS_Z, gymapi.Vec3(0.0, 0.0, -9.81)
+        sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
+        add_terrain(gym, sim)
+        asset = load(gym, sim, CUBE, gymapi.AssetOptions())
+        zero = gymapi.Vec3(0.0, 0.0, 0.0)
+        for x, y in places:  # legged_gym: every env at the origin, actors placed in world
+            env = gym.create_env(sim, zero, zero, 1)
+            gym.create_actor(env, asset, gymapi.Transform(gymapi.Vec3(x, y, 1.0)), "c", 0, 0)
+        assert gym.prepare_sim(sim)
+        root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+        step(gym, sim, 150)
+        gym.refresh_actor_root_state_tensor(sim)
+        return [round(z, 3) for z in root[:, 2].tolist()]
+    def field(gym, sim):
+        samples = np.zeros((5, 5), dtype=np.int16)  # legged_gym's heightsamples[x, y]
+        samples[3:, :] = 80  # a plateau 0.4 m high for x >= 0.5
+        params = gymapi.HeightFieldParams()
+        params.row_scale = params.column_scale = 0.5
+        params.vertical_scale = 0.005
+        params.nbRows, params.nbColumns = samples.shape[1], samples.shape[0]
+        params.transform.p = gymapi.Vec3(-1.0, -1.0, 0.0)
+        gym.add_heightfield(sim, samples, params)
+    def mesh(gym, sim):
+        vertices = np.array([[-1, -1, 0.3], [1, -1, 0.3], [1, 1, 0.3], [-1, 1, 0.3]],
+                            dtype=np.float32)
+        triangles = np.array([[0, 1, 2], [0, 2, 3]], dtype=np.uint32)
+        params = gymapi.TriangleMeshParams()
+        params.nb_vertices, params.nb_triangles = 4, 2
+        gym.add_triangle_mesh(sim, vertices.flatten(), triangles.flatten(), params)
+    print(json.dumps({"field": drop(field, [(0.75, 0.0), (-0.75, 0.0), (-0.75, 0.75)]),
+                      "mesh": drop(mesh, [(0.0, 0.0)])}))
+    """))
+    plateau, low, low_too = out["field"]
+    assert plateau == pytest.approx(0.5, abs=0.02)  # on the plateau: x >= 0.5, any y
+    assert low == pytest.approx(0.1, abs=0.02) and low_too == pytest.approx(0.1, abs=0.02)
+    assert out["mesh"] == [pytest.approx(0.4, abs=0.02)]  # on the mesh's surface
+
+
+def test_viewer_lines_body_colours_frame_count_and_counts(isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, """
+    results = {}
+    def outcome(name, call):
+        try:
+            results[name] = repr(call())
+        except RuntimeError as exc:
+            results[name] = "raised: %s" % exc
+    gym, sim, envs, cams = build(BOX, num_envs=1, graphics=0, camera=(32, 24), height=0.1)
+    assert gym.prepare_sim(sim)
+    viewer = gym.create_viewer(sim, gymapi.CameraProperties())
+    lines = torch.zeros(12).numpy()
+    gym.add_lines(viewer, None, 2, lines, torch.ones(6).numpy())
+    outcome("short_lines", lambda: gym.add_lines(viewer, envs[0], 3, lines, torch.ones(9).numpy()))
+    gym.clear_lines(viewer)
+    gym.set_camera_location(cams[0], envs[0], gymapi.Vec3(0.6, 0.6, 0.5), gymapi.Vec3(0, 0, 0))
+    def image():
+        gym.step_graphics(sim)
+        gym.render_all_camera_sensors(sim)
+        rgba = gym.get_camera_image(sim, envs[0], cams[0], gymapi.IMAGE_COLOR)
+        return rgba.reshape(24, 32, 4)[:, :, :3].astype(float)
+    before = image()
+    gym.set_rigid_body_color(envs[0], 0, 0, gymapi.MESH_VISUAL, gymapi.Vec3(1.0, 0.0, 0.0))
+    after = image()
+    colour = gym.get_rigid_body_color(envs[0], 0, 0, gymapi.MESH_VISUAL)
+    outcome("bad_body", lambda: gym.set_rigid_body_color(envs[0], 0, 5, gymapi.MESH_VISUAL,
+                                                         gymapi.Vec3(1, 0, 0)))
+    frames = [gym.get_frame_count(sim)]
+    step(gym, sim, 3)
+    frames.append(gym.get_frame_count(sim))
+    results.update({
+        "colour": [colour.x, colour.y, colour.z], "frames": frames,
+        "redder": float(((after[:, :, 0] - after[:, :, 1:].mean(axis=2))
+                         - (before[:, :, 0] - before[:, :, 1:].mean(axis=2))).max()),
+        "counts": [gym.get_actor_rigid_shape_count(envs[0], 0), gym.get_env_dof_count(envs[0]),
+                   gym.get_env_rigid_body_count(envs[0])]})
+    print(json.dumps(results))
+    """)
+    assert out["short_lines"].startswith("raised") and "18 vertex floats" in out["short_lines"]
+    assert out["colour"] == [1.0, 0.0, 0.0] and out["redder"] > 50  # the box turned red
+    assert out["bad_body"].startswith("raised")
+    assert out["frames"] == [0, 3]  # one frame per simulate (VecTask's randomisation clock)
+    assert out["counts"] == [2, 0, 2]
