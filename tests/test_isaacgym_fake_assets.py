@@ -286,6 +286,7 @@ def test_legged_gym_and_isaacgymenvs_code_runs_against_the_fake(
     assert lg["mesh"] == [[6400, 3], "float32", [2 * 79 * 79, 3], "uint32"]
     assert lg["gravity_vec"] == [0.0, 0.0, -1.0]
     assert lg["yaw_error"] < 1e-5 and max(lg["roll_pitch"]) < 1e-5
+    assert lg["turned"][0] == [4, 5, 3] and lg["turned"][1] < 1e-5
     assert lg["reward"] == [4]
     assert lg["sphere"][0] == 32 and lg["sphere"][2] == pytest.approx(3.0, abs=0.02)
     centre, edge = ige["stairs"]

@@ -46,10 +46,13 @@ def quat_unit(a):
 
 @torch.jit.script
 def quat_apply(a, b):
-    """Rotate vectors ``b`` by quaternions ``a``."""
-    xyz, w = a[..., :3], a[..., 3:]
+    """Rotate vectors ``b`` by quaternions ``a``, row by row of both flattened: the result
+    has ``b``'s shape (legged_gym's ``quat_apply_yaw`` passes (N * P, 4) and (N, P, 3))."""
+    shape = b.shape
+    a, b = a.reshape(-1, 4), b.reshape(-1, 3)
+    xyz, w = a[:, :3], a[:, 3:]
     t = 2.0 * torch.cross(xyz, b, dim=-1)
-    return b + w * t + torch.cross(xyz, t, dim=-1)
+    return (b + w * t + torch.cross(xyz, t, dim=-1)).view(shape)
 
 
 @torch.jit.script
