@@ -62,8 +62,8 @@ def test_a_bridged_task_steps_bitwise_as_the_same_task_in_process(
     assert np.array_equal(np.stack([s.done.numpy() for s in steps]), ref["done"])
     assert np.stack([s.truncated.numpy() for s in steps]).any()
     assert len(np.unique(ref["obs"][-1], axis=0)) == 6  # every env its own state
-    assert any(s.log for s in steps) and all(set(s.log) <= {"Episode/return", "Episode/length"}
-                                             for s in steps)
+    logged = {"Episode_Extras/return", "Episode_Extras/length"}
+    assert any(s.log for s in steps) and all(set(s.log) <= logged for s in steps)
 
 
 def test_resets_start_new_episodes_only_where_the_task_has_not(

@@ -103,7 +103,7 @@ class BridgedTask(Task):
         truncated = self._time_outs & done
         log: dict[str, float] = {}
         if self._log is not None:
-            log = {f"Episode/{name}": value for name, value in
+            log = {f"Episode_Extras/{name}": value for name, value in
                    zip(self.log_names, self._log[0].tolist(), strict=True) if value == value}
         return Transition(self._obs.clone(), self._rew.clone(), done & ~truncated, truncated,
                           log)

@@ -22,10 +22,14 @@ from .rsl_rl import RslRlTaskEnv, obs_groups
 
 def train(task: BridgedTask, iterations: int, run_dir: Path, *, seed: int = 0,
           steps_per_env: int = 24, hidden_dims: tuple[int, ...] = (128, 128),
-          learning_rate: float = 1e-3, title: str = "") -> list[dict[str, Any]]:
-    """PPO on ``task`` for ``iterations``; the metrics rows, one per iteration."""
+          learning_rate: float = 1e-3, random_start: bool = True,
+          title: str = "") -> list[dict[str, Any]]:
+    """PPO on ``task`` for ``iterations``; the metrics rows, one per iteration.
+    ``random_start``: rsl_rl's ``init_at_random_ep_len`` (spreads the time-outs; the first
+    episodes are then shorter, so their returns are no measure of the policy)."""
     run_dir.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
+    torch.set_num_threads(1)  # small MLPs gain nothing from more; the worker needs a core
     env = RslRlTaskEnv(task, cfg=dict(task.options))
     recipe = Recipe(num_envs=task.num_envs, iterations=iterations, steps_per_env=steps_per_env,
                     hidden_dims=hidden_dims, learning_rate=learning_rate)
@@ -37,7 +41,7 @@ def train(task: BridgedTask, iterations: int, run_dir: Path, *, seed: int = 0,
 
     with (run_dir / "rsl_rl.log").open("w") as log, contextlib.redirect_stdout(log):
         runner = OnPolicyRunner(env, config, log_dir=str(run_dir), device=str(task.device))
-        runner.learn(iterations, init_at_random_ep_len=True)
+        runner.learn(iterations, init_at_random_ep_len=random_start)
     rows = [row for row in read_metrics(run_dir) if "mean_return" in row]
     plot_curves(rows, run_dir / "curves.png", f"{name} through the task bridge: rsl_rl PPO",
                 task.max_episode_length)
