@@ -12,15 +12,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import unisim.protocol as protocol
-from unisim.protocol import schemas
-
 from .errors import ProtocolError, RemoteError, SetupError, UnisimError, WorkerDied
 from .pool import Member, WorkerPool
 from .progress import ProgressBar
+from .protocol import VERSION, Command, schemas, work_queue
 from .slots import Arena
 
-Command = protocol.Command
 SHUTDOWN_TIMEOUT = 5.0  # seconds a worker gets to exit after SHUTDOWN before it is killed
 Payload = Callable[[Member], dict[str, Any]]
 
@@ -33,7 +30,7 @@ class Workers:
         self.engine = engine
         self.pool: WorkerPool | None = None
         self.arena: Arena | None = None
-        self.queue = protocol.work_queue.WorkQueue() if queue else None
+        self.queue = work_queue.WorkQueue() if queue else None
 
     def spawn(self, rows: Sequence[range], envs: Sequence[dict[str, str]],
               timeout: float) -> dict[str, Any]:
@@ -102,7 +99,7 @@ class Workers:
         if self.queue is None:
             raise SetupError("no work queue: Workers(queue=True)", hint="a bug in unisim")
         queue, first = self.queue, self.live().members[0]
-        bounds = protocol.work_queue.chunk_bounds(num_envs, len(self.live().members))
+        bounds = work_queue.chunk_bounds(num_envs, len(self.live().members))
         queue.plan(len(bounds) - 1)
         return lambda m: {"queue": {"fd": queue.fd, "bounds": bounds, "owner": m is first}}
 
@@ -178,10 +175,10 @@ def handshake(pool: WorkerPool, python: str, engine: str, timeout: float,
             hint=f"check that {python} is Python >= 3.8 with numpy and msgpack "
                  f"installed ({python} -m pip install numpy msgpack) and the engine's "
                  f"SDK") from exc
-    if hello.get("protocol") != protocol.VERSION:
+    if hello.get("protocol") != VERSION:
         raise SetupError(
             f"worker speaks protocol version {hello.get('protocol')}, host speaks "
-            f"{protocol.VERSION}", hint="install the same unisim version on both sides")
+            f"{VERSION}", hint="install the same unisim version on both sides")
     try:
         hello = dict(schemas.read("HELLO", hello))
     except schemas.SchemaError as exc:

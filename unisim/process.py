@@ -13,7 +13,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import IO, cast
 
-import unisim.protocol as protocol
+from . import protocol
 
 
 def _worker_dir() -> Path:

@@ -19,8 +19,6 @@ from typing import Any
 
 import numpy as np
 
-import unisim.protocol as protocol
-
 from . import models
 from .arrays import as_numpy
 from .backend import Backend
@@ -36,11 +34,10 @@ from .errors import (
 from .interpreter import resolve_python
 from .lifecycle import Workers
 from .pool import Member, WorkerPool, split_rows
-from .protocol import schemas
+from .protocol import Command, schemas
 from .randomizer import Randomizer
 from .slots import Arena, SlotSpec, reap_orphans
 
-Command = protocol.Command
 DeviceIds = int | Sequence[int] | None
 
 

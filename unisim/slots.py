@@ -18,11 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from unisim.protocol import arena as layout
-from unisim.protocol import doorbell
+from .protocol import arena, doorbell
 
-SHM_DIR = Path(layout.SHM_DIR)
-PREFIX = layout.PREFIX
+SHM_DIR = Path(arena.SHM_DIR)
+PREFIX = arena.PREFIX
 
 
 @dataclass(frozen=True)
@@ -34,7 +33,7 @@ class SlotSpec:
     shape: tuple[int, ...]
 
     def nbytes(self, rows: int) -> int:
-        return rows * int(layout.row_bytes(self))
+        return rows * int(arena.row_bytes(self))
 
 
 class Arena:
@@ -45,7 +44,7 @@ class Arena:
         self.specs = list(specs)
         self.rows = rows
         self.lines = lines
-        offsets, size = layout.offsets(self.specs, rows, start=lines * doorbell.LINE_BYTES)
+        offsets, size = arena.offsets(self.specs, rows, start=lines * doorbell.LINE_BYTES)
         self.offsets: dict[str, int] = offsets
         self.size: int = size
         self.name = f"{PREFIX}{os.getpid()}-{secrets.token_hex(12)}"
@@ -83,7 +82,7 @@ class Arena:
             if self._fd is None:
                 raise ValueError(f"arena {self.name} is closed")
             path = f"/proc/{os.getpid()}/fd/{self._fd}"
-        declared: dict[str, object] = layout.declaration(
+        declared: dict[str, object] = arena.declaration(
             self.name, self.size, self.specs, self.offsets,
             range(self.rows) if rows is None else rows, line, path)
         return declared

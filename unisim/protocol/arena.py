@@ -1,4 +1,4 @@
-"""The shared-memory arena: its layout, its declaration, and mapping it from a declaration.
+"""The shared-memory arena: where each slot lies, the declaration, mapping a declared arena.
 
 One arena holds every slot of a backend (or render pool) at an aligned offset, after
 ``lines`` 64-byte doorbell lines. The host creates the segment and declares it (name,

@@ -6,9 +6,9 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any
 
-import unisim.protocol as protocol
+from ..protocol import COMMAND_NAMES
 
-COMMANDS = frozenset(protocol.COMMAND_NAMES.values())
+COMMANDS = frozenset(COMMAND_NAMES.values())
 
 
 @dataclass(frozen=True)

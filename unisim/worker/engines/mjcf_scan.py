@@ -59,7 +59,7 @@ class Actuator:
         self.force_range = force_range  # (lo, hi) or None when not limited
 
 
-class Scene:
+class MjcfScan:
     """Everything the IsaacGym engine needs from one MJCF file."""
 
     def __init__(self, path, timestep, gravity, root_body, root_pos, root_quat, free_root,
@@ -157,7 +157,7 @@ class _Defaults:
 
 
 def scan(source, base_dir=None):
-    """Scan an MJCF path or XML string into a ``Scene``."""
+    """Scan an MJCF path or XML string into an ``MjcfScan``."""
     if source.lstrip().startswith("<"):
         path = "<xml string>"
         root = ET.fromstring(source)
@@ -212,7 +212,7 @@ class _Scanner:
             raise MjcfError("the free joint %r must belong to the root body %r"
                             % (free[0].name, bodies[0]))
         actuators = self._actuators({joint.name: joint for joint in joints})
-        scene = Scene(
+        scene = MjcfScan(
             path=self.path, timestep=timestep, gravity=gravity, root_body=bodies[0],
             root_pos=_floats(root.get("pos", "0 0 0"), 3, "root body pos"),
             root_quat=self._root_quat(root), free_root=bool(free), joints=joints,

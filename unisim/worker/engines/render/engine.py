@@ -14,7 +14,7 @@ from unisim.protocol.schemas import parse_render_request, render_layout, slot
 from .. import rendering
 from ..base import Renderer
 from ..mjmodel import load_model
-from .randomizer import Randomizer
+from .appearance import AppearanceDraws
 
 
 class RenderEngine(Renderer):
@@ -34,7 +34,7 @@ class RenderEngine(Renderer):
         self.frames.prepare(64, 64)  # a missing GL device fails INIT, not the first render
         options = spec.get("options") or {}
         if options.get("randomizer") is not None:
-            self.randomizer = Randomizer(mujoco, model, options["randomizer"])
+            self.randomizer = AppearanceDraws(mujoco, model, options["randomizer"])
         cameras = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_CAMERA, i) or ""
                    for i in range(model.ncam)]
         return render_layout(

@@ -12,7 +12,7 @@ import numpy as np
 MATERIALS, TEXTURES, LIGHTS, CAMERA = range(4)
 
 
-class Randomizer:
+class AppearanceDraws:
     def __init__(self, mujoco, model, config):
         self.mujoco = mujoco
         self.model = model
