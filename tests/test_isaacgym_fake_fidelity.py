@@ -344,7 +344,10 @@ def test_viewer_lines_body_colours_frame_count_and_counts(isaacgym_fake_python: 
         "redder": float(((after[:, :, 0] - after[:, :, 1:].mean(axis=2))
                          - (before[:, :, 0] - before[:, :, 1:].mean(axis=2))).max()),
         "counts": [gym.get_actor_rigid_shape_count(envs[0], 0), gym.get_env_dof_count(envs[0]),
-                   gym.get_env_rigid_body_count(envs[0])]})
+                   gym.get_env_rigid_body_count(envs[0])],
+        "tendons": [gym.get_actor_tendon_count(envs[0], 0),
+                    gym.get_actor_tendon_properties(envs[0], 0),
+                    gym.set_actor_tendon_properties(envs[0], 0, [])]})
     print(json.dumps(results))
     """)
     assert out["short_lines"].startswith("raised") and "18 vertex floats" in out["short_lines"]
@@ -352,3 +355,4 @@ def test_viewer_lines_body_colours_frame_count_and_counts(isaacgym_fake_python: 
     assert out["bad_body"].startswith("raised")
     assert out["frames"] == [0, 3]  # one frame per simulate (VecTask's randomisation clock)
     assert out["counts"] == [2, 0, 2]
+    assert out["tendons"] == [0, [], True]  # IsaacGymEnvs' dr_utils names these calls

@@ -233,6 +233,22 @@ class ActorsMixin:
         actor.set_shape_friction([props.friction for props in arg2])
         return True
 
+    def get_actor_tendon_count(self, arg0, arg1):
+        self._actor(arg0, arg1)
+        return 0  # the importer drops tendons
+
+    def get_actor_tendon_properties(self, arg0, arg1):
+        """No tendons (IsaacGymEnvs' randomisation reads every actor's tendon list)."""
+        self._actor(arg0, arg1)
+        return []
+
+    def set_actor_tendon_properties(self, arg0, arg1, arg2):
+        self._actor(arg0, arg1)
+        if len(arg2):
+            return _error("set_actor_tendon_properties: %d properties for an actor without "
+                          "tendons (the fake's importer drops them)" % len(arg2))
+        return True
+
     def set_rigid_body_color(self, arg0, arg1, arg2, arg3, arg4):
         actor = self._actor(arg0, arg1)
         if not 0 <= int(arg2) < actor.nbody:
