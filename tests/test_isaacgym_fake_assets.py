@@ -26,7 +26,7 @@ LEGS = ("LF", "RF", "LH", "RH")
 PRELUDE = f"""
 MODELS = {str(MODELS)!r}
 
-def urdf_sim(file, ground=True, **options):
+def urdf_sim(file, ground=True, root=MODELS, **options):
     gym = gymapi.acquire_gym()
     params = gymapi.SimParams()
     params.dt, params.substeps = 0.005, 1
@@ -40,7 +40,7 @@ def urdf_sim(file, ground=True, **options):
     asset_options = gymapi.AssetOptions()
     for name, value in options.items():
         setattr(asset_options, name, value)
-    return gym, sim, gym.load_asset(sim, MODELS, file, asset_options)
+    return gym, sim, gym.load_asset(sim, root, file, asset_options)
 
 def one_actor(gym, sim, asset, height):
     env = gym.create_env(sim, gymapi.Vec3(-1, -1, 0), gymapi.Vec3(1, 1, 1), 1)
@@ -98,6 +98,46 @@ def test_collapse_fixed_joints_merges_links_but_keeps_dont_collapse(
     assert plate == pytest.approx(0.1, rel=1e-3)
     assert collapsed["masses"][0] == pytest.approx(4.0 + 0.01 + 0.1, abs=1e-4)
     assert sum(collapsed["masses"]) == pytest.approx(sum(kept["masses"]), rel=1e-6)
+
+
+def test_collapse_adds_mass_and_inertia_as_mujocos_own_fusion_does(
+        isaacgym_fake_python: str, tmp_path: Path) -> None:
+    # with no dont_collapse, merging must equal MuJoCo's fusestatic on a floating base;
+    # the one tensor MuJoCo cannot take as written (the imu's) is made diagonal in both
+    urdf = (MODELS / "fake_pkg" / "urdf" / "fake_quadruped.urdf").read_text()
+    urdf = urdf.replace(' dont_collapse="true"', "").replace(
+        'ixy="0.001" ixz="0.001" iyy="0.001" iyz="0.001"', 'ixy="0" ixz="0" iyy="0.001" iyz="0"')
+    urdf = urdf.replace("package://fake_pkg/meshes", str(MODELS / "fake_pkg" / "meshes"))
+    urdf = urdf.replace("../meshes", str(MODELS / "fake_pkg" / "meshes"))
+    (tmp_path / "robot.urdf").write_text(urdf)
+    reference = urdf.replace('<robot name="fake_quadruped">', (
+        '<robot name="fake_quadruped"><mujoco><compiler fusestatic="true" strippath="false" '
+        'balanceinertia="true" boundmass="1e-6" boundinertia="1e-9"/>'
+        '</mujoco><link name="world"/><joint name="float" type="floating">'
+        '<parent link="world"/><child link="base"/></joint>'))
+    out = fake(isaacgym_fake_python, f"""
+        import mujoco
+        import numpy as np
+        reference = mujoco.MjModel.from_xml_string({reference!r})
+        gym, sim, asset = urdf_sim("robot.urdf", root={str(tmp_path)!r},
+                                   collapse_fixed_joints=True)
+        env, actor = one_actor(gym, sim, asset, 1.0)
+        names = gym.get_asset_rigid_body_names(asset)
+        result = {{"names": [names, [reference.body(b).name for b in range(1, reference.nbody)]]}}
+        for name, props in zip(names, gym.get_actor_rigid_body_properties(env, actor)):
+            rows = [props.inertia.x, props.inertia.y, props.inertia.z]
+            tensor = np.array([[row.x, row.y, row.z] for row in rows])
+            body = reference.body(name)
+            com = [props.com.x, props.com.y, props.com.z]
+            result[name] = [[props.mass, *com, *sorted(np.linalg.eigvalsh(tensor))],
+                            [float(body.mass[0]), *body.ipos, *sorted(body.inertia)]]
+        print(json.dumps(result))
+    """)
+    ours, theirs = out.pop("names")
+    assert ours == theirs == ["base", *[f"{leg}_{link}" for leg in LEGS
+                                         for link in ("thigh", "shank")]]
+    for name, (mass_centre_inertia, reference) in out.items():
+        assert mass_centre_inertia == pytest.approx(reference, rel=1e-5, abs=1e-9), name
 
 
 def test_inertia_physx_accepts_loads_and_simulates(isaacgym_fake_python: str) -> None:
