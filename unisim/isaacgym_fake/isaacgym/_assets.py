@@ -2,7 +2,7 @@
 actor, with what gymapi reports of it (bodies, DOFs and their properties, actuators).
 
 Each DOF gets a MuJoCo actuator that the fake drives as the DOF's drive mode says
-(``_actors``); FAKE-CORE's env model takes the tree through ``xml()``.
+(``_actors``); each env's model takes the tree through ``xml()`` (``_env``).
 """
 
 import os
@@ -15,10 +15,9 @@ from ._mjcf import ImportFailure, finish, read_mjcf
 from ._types import DOF_PROPERTIES
 from ._urdf import import_urdf
 
-__all__ = ["DRIVE_PREFIX", "F32_MAX", "GROUND", "AssetData", "ImportFailure"]
+__all__ = ["DRIVE_PREFIX", "F32_MAX", "AssetData", "ImportFailure"]
 
 DRIVE_PREFIX = "__fake_drive_"
-GROUND = "__fake_ground"
 F32_MAX = float(np.finfo(np.float32).max)
 DEFAULT_VELOCITY = 64.0  # a DOF's velocity limit when the file gives none (AssetOptions'
 #                          max_angular_velocity default); docs/isaacgym.md
@@ -46,8 +45,7 @@ class AssetData:
             limits = {}
         self.actuator_names = [actuator["name"] for actuator in self.actuators]
         finish(self.tree, path, self.fix_base_link, self.disable_gravity)
-        self._compiled = {}
-        model = self.compile(None)
+        model = self.compile()
         # as ints: MuJoCo's enums do not compare equal to numpy ints in every version
         kinds = [int(t) for t in model.jnt_type]
         hinge, slide = int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)
@@ -67,14 +65,12 @@ class AssetData:
                 "name": DRIVE_PREFIX + name, "joint": name, "gaintype": "fixed",
                 "gainprm": "0", "biastype": "affine", "biasprm": "0 0 0",
                 "ctrllimited": "false", "forcelimited": "false"})
-        self._compiled = {}
-        model = self.compile(None)
+        model = self.compile()
         self.body_names = [model.body(b).name or "body%d" % b for b in range(1, model.nbody)]
         shapes = model.geom_bodyid > 0
         self.shape_count = int(np.sum(shapes))
         # friction per shape, for actors created from now on (set_asset_rigid_shape_properties)
         self.shape_friction = model.geom_friction[shapes, 0].copy()
-        self.shape_thickness = model.geom_margin[shapes].copy()
         self.default_props = self._default_props(model, limits)
 
     def _default_props(self, model, limits):
@@ -100,21 +96,9 @@ class AssetData:
         """The actor's MJCF, self-contained (absolute file paths), without ground."""
         return ElementTree.tostring(self.tree.getroot(), encoding="unicode")
 
-    def compile(self, ground):
-        """The MjModel of one actor of this asset, with the sim's ground plane (or None)."""
-        key = None if ground is None else tuple(ground)
-        if key not in self._compiled:
-            tree = ElementTree.ElementTree(ElementTree.fromstring(self.xml()))
-            if ground is not None:
-                distance, friction, _restitution = ground
-                ElementTree.SubElement(tree.getroot().find("worldbody"), "geom", {
-                    "name": GROUND, "type": "plane", "size": "0 0 1",
-                    "pos": "0 0 %r" % -distance, "friction": "%r 0.005 0.0001" % friction,
-                    "rgba": "0.3 0.35 0.4 1", "contype": str(0x7FFFFFFF),
-                    "conaffinity": str(0x7FFFFFFF)})
-            xml = ElementTree.tostring(tree.getroot(), encoding="unicode")
-            try:
-                self._compiled[key] = mujoco.MjModel.from_xml_string(xml)
-            except ValueError as exc:
-                raise ImportFailure("MuJoCo could not compile %s: %s" % (self.path, exc)) from exc
-        return self._compiled[key]
+    def compile(self):
+        """The MjModel of one actor of this asset alone (for what gymapi reports of it)."""
+        try:
+            return mujoco.MjModel.from_xml_string(self.xml())
+        except ValueError as exc:
+            raise ImportFailure("MuJoCo could not compile %s: %s" % (self.path, exc)) from exc
