@@ -25,7 +25,7 @@ from unisim.sim_warnings import WarningMonitor
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "figures"))
 from doc_figures import publish  # noqa: E402
-from unisim.worker.engines.mujoco.engine import BatchStepper, LoopStepper  # noqa: E402
+from unisim.worker.engines.mujoco.steppers import BatchStepper, LoopStepper  # noqa: E402
 
 
 def per_call_us(function: object, number: int) -> float:

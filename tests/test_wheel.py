@@ -27,7 +27,7 @@ def test_wheel_installs_and_steps_a_model(tmp_path: Path) -> None:
     wheel = next(tmp_path.glob("unisim_bridge-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for required in ("unisim/worker/main.py", "unisim/worker/bootstrap.py",
-                     "unisim/worker/engines/mujoco/engine.py",
+                     "unisim/worker/engines/mujoco/steppers.py",
                      "unisim/protocol/framing.py", "unisim/protocol/PROTOCOL.md",
                      "unisim/models/quadruped.xml", "unisim/models/quadruped_policy.npz",
                      "unisim/testing/pytest_plugin.py",

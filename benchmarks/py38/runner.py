@@ -121,7 +121,7 @@ def load_worker_module(worker_dir, name):
 
 
 class WorkerStepper:
-    """The unisim worker's own stepper (unisim/worker/engines/mujoco/engine.py) in this process,
+    """The unisim worker's own stepper (unisim/worker/engines/mujoco/steppers.py) in this process,
     over plain arrays: what ``MujocoEngine.step`` does (the physics, the copies between the
     engine and the slots, the warnings check) without any process boundary. ``kind`` says
     which stepper."""
@@ -129,11 +129,11 @@ class WorkerStepper:
     def __init__(self, model_path, num_envs, substeps, threads, worker_dir, keyframe=None):
         import mujoco
 
-        mujoco_engine = load_worker_module(worker_dir, "engines.mujoco.engine")
+        steppers = load_worker_module(worker_dir, "engines.mujoco.steppers")
 
         model = mujoco.MjModel.from_xml_path(model_path)
-        stepper = (mujoco_engine.BatchStepper if mujoco_engine._has_batch(mujoco)
-                   else mujoco_engine.LoopStepper)
+        stepper = (steppers.BatchStepper if steppers._has_batch(mujoco)
+                   else steppers.LoopStepper)
         key = None if keyframe is None else mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_KEY,
                                                                keyframe)
         self.stepper = stepper(mujoco, model, num_envs, key, threads)

@@ -42,7 +42,9 @@ class Engine:
     def step(self, substeps):
         """Read controls from the slots, advance ``substeps`` physics steps, publish state.
 
-        ``substeps`` is a positive int, checked by the worker loop."""
+        ``substeps`` is a positive int, checked by the worker loop, which looks this up once,
+        after ``attach``: an engine may bind it there to a function over its slots (the
+        MuJoCo engine's stepper), so that a STEP calls no method of its own."""
         raise NotImplementedError
 
     def reset(self, use_qpos, use_qvel):
