@@ -59,7 +59,7 @@ def fake(python: str, code: str) -> Any:
 def test_urdf_limits_become_the_dof_properties(isaacgym_fake_python: str) -> None:
     out = fake(isaacgym_fake_python, """
         gym, sim, asset = urdf_sim(QUADRUPED, default_dof_drive_mode=gymapi.DOF_MODE_EFFORT,
-                                   armature=0.02)
+                                   armature=0.02, flip_visual_attachments=True)
         props = gym.get_asset_dof_properties(asset)
         print(json.dumps({"names": gym.get_asset_dof_names(asset),
                           **{f: props[f].tolist() for f in ("effort", "velocity", "lower",
