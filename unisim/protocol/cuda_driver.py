@@ -134,9 +134,6 @@ class Driver:
         self.call("cuDeviceGet", ctypes.byref(device), ordinal)
         self.call("cuDevicePrimaryCtxRelease", device.value)
 
-    def set_current(self, context):
-        self.call("cuCtxSetCurrent", context)
-
     # -- memory ------------------------------------------------------------------------
 
     def mem_alloc(self, size):
