@@ -340,3 +340,33 @@ def test_legged_gym_and_isaacgymenvs_code_runs_against_the_fake(
     assert ige["axes"] == [3, [1.0, 0.0, 0.0]]
     assert ige["xml"] == "<mujoco>\n  <worldbody>\n    <body />\n  </worldbody>\n</mujoco>"
     assert ige["wrap"] == [True, True] and ige["gymtorch"]
+
+
+def test_a_terrain_mesh_from_terrain_utils_carries_a_urdf_body(isaacgym_fake_python: str) -> None:
+    # legged_gym's trimesh terrain: pyramid stairs -> convert_heightfield_to_trimesh ->
+    # add_triangle_mesh with flattened arrays; a body dropped on the top platform rests there
+    out = fake(isaacgym_fake_python, """
+        from isaacgym import terrain_utils
+        sub = terrain_utils.SubTerrain("t", width=40, length=40, vertical_scale=0.005,
+                                       horizontal_scale=0.1)
+        terrain_utils.pyramid_stairs_terrain(sub, step_width=0.5, step_height=0.1,
+                                             platform_size=1.0)
+        vertices, triangles = terrain_utils.convert_heightfield_to_trimesh(
+            sub.height_field_raw, 0.1, 0.005, 0.75)
+        gym, sim, asset = urdf_sim("fake_pkg/urdf/fake_cylinder.urdf", ground=False,
+                                   thickness=0.0)
+        mesh = gymapi.TriangleMeshParams()
+        mesh.nb_vertices, mesh.nb_triangles = vertices.shape[0], triangles.shape[0]
+        mesh.transform.p = gymapi.Vec3(-2.0, -2.0, 0.0)  # the terrain's centre at the origin
+        gym.add_triangle_mesh(sim, vertices.flatten(order="C"), triangles.flatten(order="C"),
+                              mesh)
+        one_actor(gym, sim, asset, 1.0)
+        assert gym.prepare_sim(sim)
+        root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+        step(gym, sim, 400)
+        gym.refresh_actor_root_state_tensor(sim)
+        print(json.dumps({"top": float(sub.height_field_raw.max()) * 0.005,
+                          "z": root[0, 2].item()}))
+    """)
+    assert out["top"] == pytest.approx(0.3)  # three steps of 0.1 m up to the platform
+    assert out["z"] == pytest.approx(out["top"] + 0.15, abs=0.01)  # standing on it
