@@ -71,7 +71,11 @@ class EnvSim:
     # -- building ---------------------------------------------------------------------
 
     def _key(self):
-        actors = tuple((a.asset, a.group, a.filter) for a in self.actors)
+        """What the compiled model depends on; groups by their pattern within the env (most
+        tasks give each env a group of its own, and those envs share one model)."""
+        groups = {-1: -1}
+        actors = tuple((a.asset, groups.setdefault(a.group, len(groups) - 1), a.filter)
+                       for a in self.actors)
         return actors, tuple(self.aggregates), self.sim.ground.key(self.origin)
 
     def _build(self):
