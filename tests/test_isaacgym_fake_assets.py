@@ -75,6 +75,27 @@ def test_urdf_limits_become_the_dof_properties(isaacgym_fake_python: str) -> Non
     assert out["friction"] == pytest.approx([0.05, 0.0] * 4)  # URDF <dynamics friction>
 
 
+def test_joints_without_a_range_have_no_limits_but_keep_effort(
+        isaacgym_fake_python: str, tmp_path: Path) -> None:
+    # anymal_c's drives: revolute with effort and velocity only; and a continuous joint
+    link = ('<link name="{}"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" '
+            'izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>')
+    joint = ('<joint name="{0}" type="{1}"><parent link="a"/><child link="{0}_link"/>'
+             '<axis xyz="0 0 1"/><limit effort="{2}" velocity="{3}"/></joint>')
+    (tmp_path / "free.urdf").write_text('<robot name="free">' + link.format("a") + "".join(
+        link.format(name + "_link") + joint.format(name, kind, effort, velocity)
+        for name, kind, effort, velocity in (("drive", "revolute", 80, 20),
+                                             ("wheel", "continuous", 5, 30))) + "</robot>")
+    out = fake(isaacgym_fake_python, f"""
+        gym, sim, asset = urdf_sim("free.urdf", root={str(tmp_path)!r})
+        props = gym.get_asset_dof_properties(asset)
+        print(json.dumps({{f: props[f].tolist() for f in ("hasLimits", "lower", "upper",
+                                                          "effort", "velocity")}}))
+    """)
+    assert out == {"hasLimits": [False, False], "lower": [0.0, 0.0], "upper": [0.0, 0.0],
+                   "effort": [80.0, 5.0], "velocity": [20.0, 30.0]}
+
+
 def test_collapse_fixed_joints_merges_links_but_keeps_dont_collapse(
         isaacgym_fake_python: str) -> None:
     out = fake(isaacgym_fake_python, """

@@ -27,19 +27,14 @@ MIN_MASS, MIN_INERTIA = 1e-6, 1e-9  # floors for links PhysX takes massless
 
 
 class JointLimits:
-    """What a URDF joint's ``<limit>`` says, for the DOF properties."""
+    """What a URDF joint's ``<limit>`` says beyond the range: its effort and velocity (None
+    when absent). The range is MuJoCo's: limited only when ``lower < upper``, so anymal_c's
+    drives (effort and velocity only) and continuous joints move freely."""
 
     def __init__(self, joint):
         limit = joint.find("limit")
-        get = (lambda key: None) if limit is None else limit.get
-        self.effort = _float(get("effort"))
-        self.velocity = _float(get("velocity"))
-        lower, upper = _float(get("lower")), _float(get("upper"))
-        # a revolute joint whose <limit> gives no lower < upper moves freely (anymal_c's
-        # drives carry effort and velocity only); continuous joints never have limits
-        self.has_limits = (joint.get("type") in ("revolute", "prismatic")
-                           and lower is not None and upper is not None and lower < upper)
-        self.lower, self.upper = (lower, upper) if self.has_limits else (0.0, 0.0)
+        self.effort = _float(None if limit is None else limit.get("effort"))
+        self.velocity = _float(None if limit is None else limit.get("velocity"))
 
 
 def import_urdf(path, options):
