@@ -311,6 +311,7 @@ def test_height_fields_and_terrain_meshes_carry_actors_where_legged_gym_expects(
 
 def test_viewer_lines_body_colours_frame_count_and_counts(isaacgym_fake_python: str) -> None:
     out = run_fake(isaacgym_fake_python, """
+    from isaacgym import gymutil
     results = {}
     def outcome(name, call):
         try:
@@ -322,6 +323,8 @@ def test_viewer_lines_body_colours_frame_count_and_counts(isaacgym_fake_python: 
     viewer = gym.create_viewer(sim, gymapi.CameraProperties())
     lines = torch.zeros(12).numpy()
     gym.add_lines(viewer, None, 2, lines, torch.ones(6).numpy())
+    gymutil.draw_line(gymapi.Vec3(0, 0, 0), gymapi.Vec3(1, 0, 0), gymapi.Vec3(1, 0, 0), gym,
+                      viewer, envs[0])  # the Vec3-array overload, as legged_gym draws
     outcome("short_lines", lambda: gym.add_lines(viewer, envs[0], 3, lines, torch.ones(9).numpy()))
     gym.clear_lines(viewer)
     gym.set_camera_location(cams[0], envs[0], gymapi.Vec3(0.6, 0.6, 0.5), gymapi.Vec3(0, 0, 0))

@@ -134,13 +134,13 @@ class GraphicsMixin:
 
     def add_lines(self, arg0, arg1, arg2, arg3, arg4):
         """Debug lines in the viewer (its docstring: 6 floats per line, 3 per colour, at
-        least ``arg2`` of each; ``arg1`` the env, None for world coordinates as IsaacGymEnvs'
-        Ant passes)."""
+        least ``arg2`` of each, as float arrays or arrays of ``Vec3.dtype``, its two
+        overloads; ``arg1`` the env, None for world coordinates as IsaacGymEnvs' Ant
+        passes)."""
         viewer, count, vertices, colors = arg0, arg2, arg3, arg4
         state = self._viewer(viewer, "add_lines")
         count = int(count)
-        vertices = np.asarray(vertices, dtype=np.float32).reshape(-1)
-        colors = np.asarray(colors, dtype=np.float32).reshape(-1)
+        vertices, colors = _floats(vertices), _floats(colors)
         if vertices.size < 6 * count or colors.size < 3 * count:
             raise FakeError("add_lines: %d lines need at least %d vertex floats and %d colour "
                             "floats, got %d and %d" % (count, 6 * count, 3 * count,
@@ -149,3 +149,11 @@ class GraphicsMixin:
 
     def clear_lines(self, arg0):
         self._viewer(arg0, "clear_lines").lines = 0
+
+
+def _floats(values):
+    """A flat float32 array of float values or of ``Vec3.dtype`` records."""
+    values = np.ascontiguousarray(values)
+    if values.dtype.names is not None:
+        values = values.view(np.float32)
+    return values.astype(np.float32).reshape(-1)
