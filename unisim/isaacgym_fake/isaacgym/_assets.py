@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ElementTree
 import mujoco
 import numpy as np
 
-from ._mjcf import ImportFailure, finish, read_mjcf
+from ._mjcf import ImportFailure, compile_mjcf, finish, read_mjcf
 from ._types import DOF_PROPERTIES
 from ._urdf import import_urdf
 
@@ -98,7 +98,4 @@ class AssetData:
 
     def compile(self):
         """The MjModel of one actor of this asset alone (for what gymapi reports of it)."""
-        try:
-            return mujoco.MjModel.from_xml_string(self.xml())
-        except ValueError as exc:
-            raise ImportFailure("MuJoCo could not compile %s: %s" % (self.path, exc)) from exc
+        return compile_mjcf(self.tree.getroot(), self.path)

@@ -59,10 +59,7 @@ def _actuators(root, path):
     ``get_asset_actuator_properties`` reports (IsaacGymEnvs reads ``motor_effort``, the gear)."""
     if root.find("actuator") is None:
         return []
-    try:
-        model = mujoco.MjModel.from_xml_string(ElementTree.tostring(root, encoding="unicode"))
-    except ValueError as exc:
-        raise ImportFailure("MuJoCo could not compile %s: %s" % (path, exc)) from exc
+    model = compile_mjcf(root, path)
     joint = int(mujoco.mjtTrn.mjTRN_JOINT)
     return [{"name": model.actuator(a).name,
              "joint": model.joint(model.actuator_trnid[a, 0]).name
@@ -75,6 +72,14 @@ def _actuators(root, path):
              # an affine bias -kp * q - kv * qdot (position, velocity, general actuators)
              "kp": float(-model.actuator_biasprm[a, 1]), "kv": float(-model.actuator_biasprm[a, 2])}
             for a in range(model.nu)]
+
+
+def compile_mjcf(root, path):
+    """The MjModel of the MJCF element ``root`` (read from ``path``), or ImportFailure."""
+    try:
+        return mujoco.MjModel.from_xml_string(ElementTree.tostring(root, encoding="unicode"))
+    except ValueError as exc:
+        raise ImportFailure("MuJoCo could not compile %s: %s" % (path, exc)) from exc
 
 
 def finish(tree, path, fix_base_link, disable_gravity):

@@ -20,7 +20,7 @@ import mujoco
 import numpy as np
 
 from ._collapse import collapse_fixed_bodies, explicit_inertials
-from ._mjcf import ImportFailure
+from ._mjcf import ImportFailure, compile_mjcf
 
 MESH_FORMATS = (".stl", ".obj", ".msh")  # what MuJoCo 3.2 loads
 MIN_MASS, MIN_INERTIA = 1e-6, 1e-9  # floors for links PhysX takes massless
@@ -60,7 +60,7 @@ def import_urdf(path, options):
     tree = ElementTree.ElementTree(ElementTree.fromstring(mjcf))
     _apply_options(tree, options)
     if options.collapse_fixed_joints:
-        explicit_inertials(tree, _compile(tree, path))
+        explicit_inertials(tree, compile_mjcf(tree.getroot(), path))
         collapse_fixed_bodies(tree, kept)
     return tree, limits
 
@@ -93,7 +93,7 @@ def _prepare(robot, path):
         mesh.set("filename", _mesh_file(mesh.get("filename", ""), path))
     extension = ElementTree.Element("mujoco")
     ElementTree.SubElement(extension, "compiler", {
-        "fusestatic": "false", "discardvisual": "true", "strippath": "false",
+        "fusestatic": "false", "strippath": "false",
         "balanceinertia": "true", "boundmass": repr(MIN_MASS),
         "boundinertia": repr(MIN_INERTIA)})
     robot.insert(0, extension)
@@ -156,14 +156,6 @@ def _apply_options(tree, options):
     compiler.set("balanceinertia", "true")
     compiler.set("boundmass", repr(MIN_MASS))
     compiler.set("boundinertia", repr(MIN_INERTIA))
-
-
-def _compile(tree, path):
-    try:
-        return mujoco.MjModel.from_xml_string(ElementTree.tostring(tree.getroot(),
-                                                                   encoding="unicode"))
-    except ValueError as exc:
-        raise ImportFailure("MuJoCo could not compile %s: %s" % (path, exc)) from exc
 
 
 def _float(text):
