@@ -251,6 +251,34 @@ def test_fix_base_link_and_disable_gravity_hold_a_urdf_robot(isaacgym_fake_pytho
     assert out["none"][0] < 0.9  # half a second of free fall: 1.2 m
 
 
+def test_mjcf_actuators_are_read_with_their_defaults_from_files_mujoco_alone_refuses(
+        isaacgym_fake_python: str, tmp_path: Path) -> None:
+    # IsaacGymEnvs' nv_humanoid.xml: a floor with an undefined material, a sensor on a
+    # world site, motors with gear and ctrlrange from <default> (Humanoid reads the gears)
+    (tmp_path / "robot.xml").write_text("""<mujoco>
+      <default><motor ctrllimited="true" ctrlrange="-1 1"/></default>
+      <worldbody>
+        <geom name="floor" type="plane" size="5 5 .1" material="grid"/>
+        <site name="origin"/>
+        <body name="torso"><geom type="sphere" size="0.1"/>
+          <body name="arm"><joint name="shoulder" axis="0 1 0"/>
+            <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/></body>
+        </body>
+      </worldbody>
+      <actuator><motor name="shoulder_motor" joint="shoulder" gear="67.5"/></actuator>
+      <sensor><framepos objtype="site" objname="origin"/></sensor>
+    </mujoco>""")
+    out = fake(isaacgym_fake_python, f"""
+        gym, sim, _ = urdf_sim(QUADRUPED)
+        asset = gym.load_asset(sim, {str(tmp_path)!r}, "robot.xml", gymapi.AssetOptions())
+        props = gym.get_asset_actuator_properties(asset)
+        print(json.dumps([gym.get_asset_rigid_body_names(asset), [
+            [p.motor_effort, p.control_limited, p.lower_control_limit, p.upper_control_limit]
+            for p in props]]))
+    """)
+    assert out == [["torso", "arm"], [[67.5, True, -1.0, 1.0]]]
+
+
 def test_terrain_generators_follow_the_documented_units(isaacgym_fake_python: str) -> None:
     out = run_fake(isaacgym_fake_python, """
         import numpy as np

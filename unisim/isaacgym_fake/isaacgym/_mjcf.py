@@ -11,7 +11,6 @@ import xml.etree.ElementTree as ElementTree
 
 import mujoco
 
-DROPPED_SECTIONS = ("actuator", "sensor", "keyframe", "tendon", "equality")
 ROOT_JOINT = "__fake_root"
 
 
@@ -40,18 +39,33 @@ def read_mjcf(path):
         base = compiler.get(attribute) or compiler.get("assetdir") or ""
         compiler.set(attribute, os.path.join(directory, base))
     compiler.attrib.pop("assetdir", None)
-    actuators = _actuators(root, path)
     worldbody = root.find("worldbody")
     for child in [] if worldbody is None else list(worldbody):
         if child.tag not in ("body", "light"):
             worldbody.remove(child)  # the static world: the importer keeps the robot only
-    for section in DROPPED_SECTIONS:
-        for element in root.findall(section):
-            root.remove(element)
+    _drop(root, ("sensor", "keyframe", "equality"))  # they may name the static world
     for element in root.findall("contact"):
         for pair in element.findall("pair"):
             element.remove(pair)
+    _drop_unknown_materials(root)
+    actuators = _actuators(root, path)  # before their section goes, with tendons they use
+    _drop(root, ("actuator", "tendon"))
     return tree, actuators
+
+
+def _drop(root, sections):
+    for section in sections:
+        for element in root.findall(section):
+            root.remove(element)
+
+
+def _drop_unknown_materials(root):
+    """References to materials the file does not define are dropped: MuJoCo refuses them,
+    the SDK loads such files (IsaacGymEnvs' nv_humanoid.xml names an undefined "grid")."""
+    defined = {material.get("name") for material in root.iter("material")}
+    for element in root.iter():
+        if element.tag != "material" and element.get("material") not in (None, *defined):
+            del element.attrib["material"]
 
 
 def _actuators(root, path):
