@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import torch
 
+from unisim import cli
 from unisim.errors import RemoteError, WorkerTimeout
 from unisim.integrations.gymnasium import GymnasiumVectorEnv
 from unisim.task_bridge import BridgedTask
@@ -137,3 +138,18 @@ def test_a_task_that_hangs_in_step_hits_the_deadline(isaacgym_fake_python: str) 
             task.step(torch.zeros(2, 8))
         assert "during STEP" in str(info.value) and "within 1 s" in str(info.value)
         assert info.value.timeout == 1.0
+
+
+def test_the_task_command_checks_a_task(isaacgym_fake_python: str,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = EXAMPLES / "isaacgym_tasks" / "cfg" / "ant.json"
+    assert cli.main(["task", "check", ANT, "--style", "vec_task", "--cfg", str(cfg),
+                     "--path", str(EXAMPLES), "--python", isaacgym_fake_python,
+                     "--num-envs", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "isaacgym_tasks.ant.Ant on 3.8" in out and "33 observations, 35 privileged" in out
+    assert "100 steps of random actions" in out
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["task", "check", ANT, "--style", "vec_task"])
+    assert exit_info.value.code == 2
+    assert "--style vec_task needs --cfg" in capsys.readouterr().err

@@ -62,8 +62,11 @@ class TaskEngine(Engine):
         self.names = [entry["name"] for entry in slots]
         name = "%s.%s" % (type(task).__module__, type(task).__name__)
         worker.progress(1, 1, "task built")
+        import isaacgym  # imported by the build already
+
+        sdk = "Preview 4 (the SDK fake)" if getattr(isaacgym, "FAKE", False) else "Preview 4"
         return physics_layout(
-            engine="task", engine_version=name, stepper="%s on %s" % (style.name, device),
+            engine="task", engine_version=sdk, stepper="%s on %s" % (style.name, device),
             num_envs=num_envs, nq=0, nv=0, nu=task.num_actions, nbody=0,
             timestep=float(task.dt), joint_names=[], actuator_names=[
                 "action%d" % i for i in range(task.num_actions)], body_names=[], keyframes=[],
@@ -81,7 +84,7 @@ class TaskEngine(Engine):
         self.slots = slots
         ours = {name: slots[name] for name in self.names}
         self.io = (HostIO if isinstance(slots["ctrl"], np.ndarray) else DeviceIO)(
-            ours, self.task.device if self.device_resident else "cpu")
+            ours, self.task.device)
         self.io.publish(self._values(*self.first))
         self.first = None
 

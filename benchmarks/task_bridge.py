@@ -1,0 +1,153 @@
+"""What the task bridge costs: the same IsaacGym task stepped in-process and through it.
+
+    .venv/bin/python benchmarks/task_bridge.py [--sizes 64 1024] [--publish]
+    python3 benchmarks/task_bridge.py --python python3 --sim-device cuda:0   # the GPU machine
+
+In-process: the task on the worker's interpreter (Python 3.8 and the SDK fake, or the SDK),
+built by the worker's own code and stepped in a loop (``py38/task_bridge_inprocess.py``).
+Through the bridge: ``BridgedTask.step`` on this interpreter, the task in a worker on that
+interpreter, its outputs in shared memory (``--sim-device cuda:N``: the GPU pipeline, the
+outputs in CUDA memory) and copied out for the learner, as ``step`` returns them. Both
+stay alive and are measured in turn, round after round; the ratio is the median over rounds
+of bridged / in-process per-step medians. The task is the CI ant (examples/isaacgym_tasks).
+Prints the figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools" / "figures"))
+from doc_figures import invocation, publish, stamp  # noqa: E402
+from unisim.interpreter import find_python38  # noqa: E402
+from unisim.task_bridge import BridgedTask  # noqa: E402
+from unisim.testing import isaacgym_fake_python  # noqa: E402
+
+INPROCESS = ROOT / "benchmarks" / "py38" / "task_bridge_inprocess.py"
+EXAMPLES = ROOT / "examples"
+
+
+class InProcess:
+    """The task in a process of its own interpreter, stepped there on request."""
+
+    def __init__(self, python: str, options: dict[str, Any], num_envs: int) -> None:
+        self.folder = tempfile.TemporaryDirectory(prefix="unisim-task-bench-")
+        path = Path(self.folder.name) / "options.json"
+        path.write_text(json.dumps(options))
+        self.process = subprocess.Popen(
+            [python, str(INPROCESS), "serve", str(path), str(num_envs)], cwd=INPROCESS.parent,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if "ready" not in self._answer():
+            raise RuntimeError("the in-process task did not start")
+
+    def _answer(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the in-process task exited ({self.process.wait()})")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def measure(self, steps: int) -> list[float]:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"steps": steps}) + "\n")
+        self.process.stdin.flush()
+        seconds: list[float] = self._answer()["seconds"]
+        return seconds
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=60)
+        self.folder.cleanup()
+
+
+def measure_bridge(task: BridgedTask, steps: int, generator: torch.Generator) -> list[float]:
+    seconds = []
+    cuda = task.device.type == "cuda"
+    for _ in range(steps):
+        actions = (torch.rand(task.num_envs, task.num_actions, generator=generator) * 2.0
+                   - 1.0).to(task.device)
+        started = time.perf_counter()
+        task.step(actions)
+        if cuda:
+            torch.cuda.synchronize()
+        seconds.append(time.perf_counter() - started)
+    return seconds
+
+
+def compare(python: str, num_envs: int, args: argparse.Namespace) -> dict[str, Any]:
+    """Per-step medians of each side, round by round, and their ratios."""
+    cfg = json.loads((EXAMPLES / "isaacgym_tasks" / "cfg" / "ant.json").read_text())
+    plane = "cuda" if args.sim_device.startswith("cuda") else "shm"
+    rounds: list[dict[str, float]] = []
+    with BridgedTask("isaacgym_tasks.ant:Ant", num_envs, style="vec_task", cfg=cfg,
+                     paths=[EXAMPLES], python=python, sim_device=args.sim_device,
+                     data_plane=plane, timeout=600.0) as task:
+        inprocess = InProcess(python, task.options, num_envs)
+        try:
+            generator = torch.Generator().manual_seed(0)
+            inprocess.measure(args.warmup)
+            measure_bridge(task, args.warmup, generator)
+            for k in range(args.rounds):
+                sides = {}
+                for side in (("bridge", "inprocess") if k % 2 else ("inprocess", "bridge")):
+                    seconds = (measure_bridge(task, args.steps, generator) if side == "bridge"
+                               else inprocess.measure(args.steps))
+                    sides[side] = statistics.median(seconds) * 1e3
+                rounds.append({"inprocess_ms": sides["inprocess"], "bridge_ms": sides["bridge"],
+                               "ratio": sides["bridge"] / sides["inprocess"]})
+        finally:
+            inprocess.close()
+    return {"num_envs": num_envs, "rounds": rounds,
+            "inprocess_ms": statistics.median(r["inprocess_ms"] for r in rounds),
+            "bridge_ms": statistics.median(r["bridge_ms"] for r in rounds),
+            "ratio": statistics.median(r["ratio"] for r in rounds)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[64, 1024])
+    parser.add_argument("--steps", type=int, default=3, help="steps per side and round")
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--sim-device", default="cpu", help="cpu, or cuda:N (GPU pipeline)")
+    parser.add_argument("--python", default=None, help="the worker's base Python (default: "
+                        "a Python 3.8 from UNISIM_PY38 or .venv38); the SDK fake is put on it")
+    parser.add_argument("--json", default=None, help="also write the figures to this file")
+    parser.add_argument("--publish", action="store_true",
+                        help="write the figures into docs/benchmarks.md (figures:task-bridge)")
+    args = parser.parse_args()
+    base = args.python or find_python38()[0] or sys.executable
+    python = isaacgym_fake_python(base)
+    results = [compare(python, n, args) for n in args.sizes]
+    lines = [f"{stamp()}; the CI ant on the SDK fake ({args.sim_device}), "
+             f"ms per step, median of {args.rounds} rounds x {args.steps} steps",
+             f"{'N':>6} {'in-process':>11} {'bridge':>9} {'bridge / in-process':>20}"]
+    for r in results:
+        lines.append(f"{r['num_envs']:>6} {r['inprocess_ms']:>11.2f} {r['bridge_ms']:>9.2f} "
+                     f"{r['ratio']:>20.3f}")
+    print("\n".join(lines))
+    data = {"sim_device": args.sim_device, "python": base, "results": results}
+    if args.json:
+        Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
+    if args.publish:
+        block = ["```", f"$ {invocation()}", *lines, "```"]
+        publish("task-bridge", "\n".join(block) + "\n", data,
+                "python benchmarks/task_bridge.py --publish")
+
+
+if __name__ == "__main__":
+    main()
