@@ -359,3 +359,38 @@ def test_viewer_lines_body_colours_frame_count_and_counts(isaacgym_fake_python: 
     assert out["frames"] == [0, 3]  # one frame per simulate (VecTask's randomisation clock)
     assert out["counts"] == [2, 0, 2]
     assert out["tendons"] == [0, [], True]  # IsaacGymEnvs' dr_utils names these calls
+
+
+def test_max_depenetration_velocity_bounds_how_fast_a_buried_actor_comes_out(
+        isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, with_stack("""
+    rise = {}
+    for cap in (100.0, 1.0):  # PhysXParams' default; legged_gym's value
+        gym = gymapi.acquire_gym()
+        params = gymapi.SimParams()
+        params.up_axis, params.gravity = gymapi.UP_AXIS_Z, gymapi.Vec3(0.0, 0.0, -9.81)
+        params.dt, params.substeps = 0.005, 1
+        params.physx.max_depenetration_velocity = cap
+        sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
+        plane = gymapi.PlaneParams()
+        plane.normal = gymapi.Vec3(0.0, 0.0, 1.0)
+        gym.add_ground(sim, plane)
+        asset = load(gym, sim, CUBE, gymapi.AssetOptions())
+        env = gym.create_env(sim, gymapi.Vec3(0, 0, 0), gymapi.Vec3(0, 0, 0), 1)
+        # 15 cm inside the ground, as legged_gym's robots start before their first reset
+        gym.create_actor(env, asset, gymapi.Transform(gymapi.Vec3(0, 0, -0.05)), "c", 0, 0)
+        assert gym.prepare_sim(sim)
+        root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+        speeds = []
+        for _ in range(200):
+            gym.simulate(sim)
+            gym.refresh_actor_root_state_tensor(sim)
+            speeds.append(root[0, 9].item())
+        rise[str(cap)] = [max(speeds), root[0, 2].item()]
+        gym.destroy_sim(sim)
+    print(json.dumps(rise))
+    """))
+    fast, slow = out["100.0"], out["1.0"]
+    assert fast[0] > 2.0  # MuJoCo's own recovery, well under PhysX's default cap of 100 m/s
+    assert slow[0] <= 1.0  # "max_depenetration_velocity": 1 m/s
+    assert slow[1] == pytest.approx(0.1, abs=0.01)  # out, and resting on the ground

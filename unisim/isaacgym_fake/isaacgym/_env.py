@@ -93,6 +93,7 @@ class EnvSim:
         mujoco.mj_forward(model, self.data)
         self.fetched_qpos = self.data.qpos.copy()
         self.graphics_qpos = self.data.qpos.copy()
+        self.timeconst = model.geom_solref[:, 0].copy()  # the contacts' own, when shallow
 
     def _compile(self):
         spec = mujoco.MjSpec()
@@ -144,6 +145,18 @@ class EnvSim:
             return False
         return not any(start <= i < end and start <= j < end and not selfish and i != j
                        for start, end, selfish in self.aggregates)
+
+    def limit_depenetration(self, cap):
+        """PhysX pushes penetrating shapes apart at most at ``max_depenetration_velocity``
+        (PhysXParams; legged_gym sets 1 m/s and starts its robots inside the ground).
+        MuJoCo's soft contacts recover a penetration ``d`` in about the contact time
+        constant ``tc`` (solref), at about ``d / tc``: while the deepest contact needs it,
+        ``tc`` grows to ``d / cap``."""
+        model, data = self.model, self.data
+        depth = -float(np.min(data.contact.dist)) if data.ncon else 0.0
+        wanted = np.maximum(self.timeconst, depth / max(cap, 1e-9))
+        if not np.array_equal(wanted, model.geom_solref[:, 0]):
+            model.geom_solref[:, 0] = wanted
 
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 

@@ -128,6 +128,7 @@ class SimState:
     def simulate(self):
         dt, substeps = float(self.params.dt), int(self.params.substeps)
         gravity = self.gravity()
+        cap = float(self.params.physx.max_depenetration_velocity)
         for env in self.envs:
             model, data = env.physics()
             model.opt.timestep = dt / substeps
@@ -135,6 +136,7 @@ class SimState:
             for actor in env.actors:
                 actor.write_controls()
             for _ in range(substeps):
+                env.limit_depenetration(cap)
                 mujoco.mj_step(model, data)
             mujoco.mj_forward(model, data)  # bodies, velocities and contacts of the new state
         self.time += dt
