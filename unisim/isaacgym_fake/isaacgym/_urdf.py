@@ -43,6 +43,7 @@ def import_urdf(path, options):
     robot = _parse(path)
     limits = {}
     kept = set()
+    masses = _masses_without_inertia(robot)
     for joint in robot.findall("joint"):
         if joint.get("type") in ("revolute", "continuous", "prismatic"):
             limits[joint.get("name")] = JointLimits(joint)
@@ -59,6 +60,8 @@ def import_urdf(path, options):
         raise ImportFailure("MuJoCo's URDF compiler refused %s: %s" % (path, exc)) from exc
     tree = ElementTree.ElementTree(ElementTree.fromstring(mjcf))
     _apply_options(tree, options)
+    if masses:
+        _scale_density(tree, masses, path)
     if options.collapse_fixed_joints:
         explicit_inertials(tree, compile_mjcf(tree.getroot(), path))
         collapse_fixed_bodies(tree, kept)
@@ -76,6 +79,40 @@ def _parse(path):
         raise ImportFailure("%s is not a URDF file (root element <%s>, not <robot>)"
                             % (path, robot.tag))
     return robot
+
+
+def _masses_without_inertia(robot):
+    """Links whose ``<inertial>`` gives a mass but no ``<inertia>`` (IsaacGymEnvs'
+    cartpole.urdf), by name: MuJoCo refuses them; here they lose the ``<inertial>`` and get
+    the inertia of their collision shapes at that mass (``_scale_density``)."""
+    masses = {}
+    for link in robot.findall("link"):
+        inertial = link.find("inertial")
+        if inertial is not None and inertial.find("inertia") is None:
+            mass = inertial.find("mass")
+            if mass is not None:
+                masses[link.get("name")] = float(mass.get("value", "0"))
+            link.remove(inertial)
+    return masses
+
+
+def _scale_density(tree, masses, path):
+    """Give each body in ``masses`` that mass: its shapes' density scaled to it, or, when it
+    has no volume, the mass alone with the floor inertia."""
+    model = compile_mjcf(tree.getroot(), path)
+    for body in tree.getroot().find("worldbody").iter("body"):
+        name = body.get("name")
+        if name not in masses:
+            continue
+        current = float(model.body(name).mass[0])
+        geoms = body.findall("geom")
+        if geoms and current > 2 * MIN_MASS:
+            for geom in geoms:
+                geom.set("density", repr(float(geom.get("density")) * masses[name] / current))
+        else:
+            body.insert(0, ElementTree.Element("inertial", {
+                "pos": "0 0 0", "mass": repr(max(masses[name], MIN_MASS)),
+                "diaginertia": " ".join([repr(MIN_INERTIA)] * 3)}))
 
 
 def _prepare(robot, path):
