@@ -3,13 +3,14 @@
 Run on the worker's interpreter (Python 3.8 with the SDK or its fake):
 
     python task_bridge_inprocess.py rollout OPTIONS.json NUM_ENVS ACTIONS.npy OUT.npz
-    python task_bridge_inprocess.py time OPTIONS.json NUM_ENVS STEPS
+    python task_bridge_inprocess.py serve OPTIONS.json NUM_ENVS
 
 ``OPTIONS.json`` holds the task engine's INIT options (``BridgedTask`` builds them). The task
 is built by the worker's own ``engines.task.build``, so both sides start from the same
 state and seed. ``rollout`` steps it with the given actions (steps, num_envs, num_actions)
-and saves each step's observations, rewards and resets; ``time`` prints, as one JSON
-line, the seconds each of ``STEPS`` steps of random actions took.
+and saves each step's observations, rewards and resets; ``serve`` prints ``{"ready": true}``
+once built, then answers each line ``{"steps": K}`` on stdin with one JSON line, the seconds
+each of K steps of random actions took (``benchmarks/task_bridge.py``).
 """
 
 import json
@@ -50,25 +51,28 @@ def rollout(options_path, num_envs, actions_path, out_path):
              done=np.array(resets))
 
 
-def timed(options_path, num_envs, steps):
+def serve(options_path, num_envs):
     task, _ = build(options_path, num_envs)
     import torch  # after the SDK, which the build imported
 
     generator = torch.Generator().manual_seed(0)
     shape = (num_envs, task.num_actions)
-    seconds = []
-    for _ in range(steps):
-        actions = torch.rand(shape, generator=generator) * 2.0 - 1.0
-        started = time.perf_counter()
-        task.step(actions.to(task.device))
-        if str(task.device).startswith("cuda"):
-            torch.cuda.synchronize()
-        seconds.append(time.perf_counter() - started)
-    print(json.dumps({"seconds": seconds}))
+    cuda = str(task.device).startswith("cuda")
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        seconds = []
+        for _ in range(json.loads(line)["steps"]):
+            actions = (torch.rand(shape, generator=generator) * 2.0 - 1.0).to(task.device)
+            started = time.perf_counter()
+            task.step(actions)
+            if cuda:
+                torch.cuda.synchronize()
+            seconds.append(time.perf_counter() - started)
+        print(json.dumps({"seconds": seconds}), flush=True)
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "rollout":
         rollout(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
     else:
-        timed(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        serve(sys.argv[2], int(sys.argv[3]))
