@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -45,9 +46,10 @@ class InProcess:
         self.folder = tempfile.TemporaryDirectory(prefix="unisim-task-bench-")
         path = Path(self.folder.name) / "options.json"
         path.write_text(json.dumps(options))
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as a worker's
         self.process = subprocess.Popen(
             [python, str(INPROCESS), "serve", str(path), str(num_envs)], cwd=INPROCESS.parent,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         if "ready" not in self._answer():
             raise RuntimeError("the in-process task did not start")
 
