@@ -59,7 +59,8 @@ class TaskEngine(Engine):
             slots.append(slot("privileged_obs", "<f4", [privileged]))
         if self.log_names:
             slots.append(slot("log", "<f4", [len(self.log_names)]))
-        self.names = [entry["name"] for entry in slots]
+        # the slots this engine reads or writes (qpos and qvel are empty)
+        self.names = [entry["name"] for entry in slots if entry["name"] not in ("qpos", "qvel")]
         name = "%s.%s" % (type(task).__module__, type(task).__name__)
         worker.progress(1, 1, "task built")
         import isaacgym  # imported by the build already
