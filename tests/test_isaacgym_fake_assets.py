@@ -291,3 +291,38 @@ def test_mjcf_actuators_are_read_with_their_defaults_from_files_mujoco_alone_ref
             for p in props]]))
     """)
     assert out == [["torso", "arm"], [[67.5, True, -1.0, 1.0]]]
+
+
+def test_mjcf_includes_are_followed_as_mujoco_follows_them(
+        isaacgym_fake_python: str, tmp_path: Path) -> None:
+    # IsaacGymEnvs' shadow_hand.xml includes its defaults, assets and robot from files
+    # beside it; paths are relative to the main file's folder, nested ones too
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "main.xml").write_text(
+        '<mujoco><include file="parts/defaults.xml"/><worldbody>'
+        '<include file="parts/robot.xml"/></worldbody></mujoco>')
+    (tmp_path / "parts" / "defaults.xml").write_text(
+        '<mujoco><default><joint damping="0.5" armature="0.03"/></default></mujoco>')
+    (tmp_path / "parts" / "robot.xml").write_text(
+        '<mujoco><body name="palm"><geom type="box" size="0.05 0.05 0.01"/>'
+        '<include file="parts/finger.xml"/></body></mujoco>')
+    (tmp_path / "parts" / "finger.xml").write_text(
+        '<mujoco><body name="finger"><joint name="knuckle" axis="0 1 0"/>'
+        '<geom type="capsule" fromto="0 0 0 0 0 0.05" size="0.01"/></body></mujoco>')
+    (tmp_path / "loop.xml").write_text('<mujoco><include file="loop.xml"/></mujoco>')
+    out = fake(isaacgym_fake_python, f"""
+        import contextlib, io
+        gym, sim, _ = urdf_sim(QUADRUPED)
+        asset = gym.load_asset(sim, {str(tmp_path)!r}, "main.xml", gymapi.AssetOptions())
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            loop = gym.load_asset(sim, {str(tmp_path)!r}, "loop.xml", gymapi.AssetOptions())
+        print(json.dumps([gym.get_asset_rigid_body_names(asset), gym.get_asset_dof_names(asset),
+                          gym.get_asset_dof_properties(asset)["armature"].tolist(),
+                          loop is None, stderr.getvalue()]))
+    """)
+    bodies, dofs, armature, refused, message = out
+    assert bodies == ["palm", "finger"] and dofs == ["knuckle"]
+    assert armature == pytest.approx([0.03])  # the included <default> applies
+    assert refused and "includes itself" in message
+

@@ -1,7 +1,7 @@
 """MJCF as IsaacGym's importer keeps it, and the edits every imported tree gets.
 
-The adapter's own error text and docs/isaacgym.md list the importer's limits (one root
-body in <worldbody>, no <include>, primitive geoms); the fake enforces the first two.
+One root body in <worldbody> (the adapter's own limits, in docs/isaacgym.md, are
+stricter: no <include>, primitive geoms); <include> is followed as MuJoCo follows it.
 What the importer drops (the static geoms of <worldbody>, actuators, sensors, keyframes,
 tendons) is dropped here too.
 """
@@ -29,9 +29,8 @@ def read_mjcf(path):
     root = tree.getroot()
     if root.tag != "mujoco":
         raise ImportFailure("%s is not an MJCF file (root element <%s>)" % (path, root.tag))
-    if list(root.iter("include")):
-        raise ImportFailure("%s uses <include>, which the MJCF importer does not follow" % path)
     directory = os.path.dirname(os.path.abspath(path))
+    _expand_includes(root, directory, path, [os.path.abspath(path)])
     compiler = root.find("compiler")
     if compiler is None:
         compiler = ElementTree.SubElement(root, "compiler")
@@ -51,6 +50,32 @@ def read_mjcf(path):
     actuators = _actuators(root, path)  # before their section goes, with tendons they use
     _drop(root, ("actuator", "tendon"))
     return tree, actuators
+
+
+def _expand_includes(element, directory, path, chain):
+    """Each ``<include file=...>`` replaced by the children of that file's ``<mujoco>``, the
+    file relative to the model's folder (MuJoCo's rule); IsaacGymEnvs' shadow_hand.xml is
+    built so and loads on the SDK."""
+    index = 0
+    while index < len(element):
+        child = element[index]
+        if child.tag != "include":
+            _expand_includes(child, directory, path, chain)
+            index += 1
+            continue
+        name = os.path.join(directory, child.get("file", ""))
+        if os.path.abspath(name) in chain or not os.path.isfile(name):
+            raise ImportFailure("%s: <include file=%r> %s" % (path, child.get("file"), "includes "
+                                "itself" if os.path.abspath(name) in chain else "not found"))
+        try:
+            included = ElementTree.parse(name).getroot()
+        except ElementTree.ParseError as exc:
+            raise ImportFailure("%s is not valid XML: %s" % (name, exc)) from exc
+        _expand_includes(included, directory, path, [*chain, os.path.abspath(name)])
+        element.remove(child)
+        for offset, part in enumerate(list(included)):
+            element.insert(index + offset, part)
+        index += len(included)
 
 
 def _drop(root, sections):
