@@ -112,6 +112,25 @@ def test_actuation_forces_drive_dof_mode_none_and_effort_within_the_effort_limit
     assert out["POS None"] == [0.0, 0.0]  # a position drive ignores actuation forces
 
 
+def test_a_dof_never_exceeds_its_velocity_property(isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, """
+    drive = {"driveMode": int(gymapi.DOF_MODE_EFFORT), "velocity": 2.0}
+    gym, sim, envs, _ = build(HINGE, num_envs=1, fixed=True, ground=False, drive=drive)
+    assert gym.prepare_sim(sim)
+    t = tensors(gym, sim)
+    force = torch.tensor([5.0], dtype=torch.float32)
+    speeds = []
+    for _ in range(50):
+        gym.set_dof_actuation_force_tensor(sim, gymtorch.unwrap_tensor(force))
+        step(gym, sim)
+        refresh(gym, sim)
+        speeds.append(t["dof_state"][0, 1].item())
+    print(json.dumps({"speeds": speeds}))
+    """)
+    assert max(out["speeds"]) == pytest.approx(2.0, rel=1e-4)  # "velocity: Maximum velocity"
+    assert out["speeds"][-1] == pytest.approx(2.0, rel=1e-4)
+
+
 def test_unwrap_tensor_refuses_what_the_sdk_refuses_and_the_dof_record_is_aligned(
         isaacgym_fake_python: str) -> None:
     out = run_fake(isaacgym_fake_python, """

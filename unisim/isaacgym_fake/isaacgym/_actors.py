@@ -116,6 +116,7 @@ class ActorSim:
         self.props = props.copy()
         self.modes = self.props["driveMode"].astype(np.int64)
         self.forced = np.isin(self.modes, FORCED)
+        self.max_velocity = self.props["velocity"].astype(np.float64)
         if self.model is None:
             return
         model = self.model
@@ -163,6 +164,12 @@ class ActorSim:
         self.data.ctrl[self.actuators] = np.where(
             self.modes == POS, self.position_target, np.where(
                 self.modes == VEL, self.velocity_target, np.where(self.forced, self.effort, 0.0)))
+
+    def limit_velocities(self):
+        """The DOF properties' "velocity: Maximum velocity" (the docs' DOF properties
+        table), enforced after each substep as PhysX's maximum joint velocity is."""
+        qvel = self.data.qvel
+        qvel[self.vadr] = np.clip(qvel[self.vadr], -self.max_velocity, self.max_velocity)
 
     def dof_force_row(self):
         """The DOF forces (drive and actuation), zero unless enabled: "the returned forces

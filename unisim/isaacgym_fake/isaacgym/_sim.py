@@ -138,6 +138,8 @@ class SimState:
             for _ in range(substeps):
                 env.limit_depenetration(cap)
                 mujoco.mj_step(model, data)
+                for actor in env.actors:
+                    actor.limit_velocities()
             mujoco.mj_forward(model, data)  # bodies, velocities and contacts of the new state
         self.time += dt
         self.frames += 1
