@@ -73,7 +73,7 @@ ci: lint
 
 # Benchmarks (docs/benchmarks.md): the host venv with the `bench` extra, the 3.8 worker env,
 # and EnvPool in a venv of its own; without EnvPool the suite reports its rows as n/a.
-BENCH38 := benchmarks/py38/runner.py benchmarks/py38/echo.py benchmarks/py38/floor_peer.py
+BENCH38 := $(wildcard benchmarks/py38/*.py)
 ENVPOOL_VENV := .venv-envpool
 BENCH_ENV = UNISIM_PY38=$(if $(wildcard $(VENV38)/bin/python),$(abspath $(VENV38))/bin/python,)
 
@@ -87,21 +87,22 @@ $(ENVPOOL_VENV)/.installed: envs/bench-envpool.txt
 	  || echo "EnvPool did not install; the suite will show its rows as n/a"
 
 bench: $(VENV)/.bench $(VENV38)/.installed $(ENVPOOL_VENV)/.installed
-	$(BENCH_ENV) $(HOST) benchmarks/suite.py --name throughput-2core
+	$(BENCH_ENV) $(HOST) -m benchmarks.throughput.suite --name throughput-2core
 
 # CI's short run skips EnvPool (a 1 GB venv): its rows read n/a there.
 bench-quick: $(VENV)/.bench $(VENV38)/.installed
-	$(BENCH_ENV) $(HOST) benchmarks/suite.py --quick
-	$(BENCH_ENV) $(HOST) benchmarks/sweep.py --quick --memory-engines mujoco,mock
-	$(BENCH_ENV) $(HOST) benchmarks/chunk_plans.py --quick
-	$(HOST) benchmarks/profile_step.py --steps 500 --worker-envs 256 --worker-steps 20
+	$(BENCH_ENV) $(HOST) -m benchmarks.throughput.suite --quick
+	$(BENCH_ENV) $(HOST) -m benchmarks.split.sweep --quick --memory-engines mujoco,mock
+	$(BENCH_ENV) $(HOST) -m benchmarks.split.chunk_plans --quick
+	$(HOST) -m benchmarks.latency.profile_step --steps 500 --worker-envs 256 --worker-steps 20
+	$(HOST) -m benchmarks.latency.idle_cpu --quick
 
 # The split sweep (docs/benchmarks.md, "The split"): N x workers x threads, here.
 bench-sweep: $(VENV)/.bench $(VENV38)/.installed
-	$(BENCH_ENV) $(HOST) benchmarks/sweep.py --name split-2core
+	$(BENCH_ENV) $(HOST) -m benchmarks.split.sweep --name split-2core
 
 bench-profile: $(VENV)/.bench
-	$(HOST) benchmarks/profile_step.py --name step-profile
+	$(HOST) -m benchmarks.latency.profile_step --name step-profile
 
 # Stage the GPU run (tools/gpu/gpu_run.sh) in GPU_STAGE for a GPU machine without network:
 # unisim's wheel, the cp312 wheels MJX needs there, the tests and the benchmark.

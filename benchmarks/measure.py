@@ -1,4 +1,4 @@
-"""Interleaved repetitions, paired ratios, percentiles and pipe byte counts.
+"""Interleaved repetitions, paired ratios, percentiles, pipe byte counts and CPU time.
 
 These machines are noisy (in-process MuJoCo swings up to 2x over minutes), so every
 comparison is made inside one repetition, A and B back to back, and what is reported is
@@ -7,12 +7,13 @@ the median over repetitions of the per-repetition ratio.
 
 from __future__ import annotations
 
+import os
 import statistics
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from systems import System
+from benchmarks.systems import System
 
 
 def interleaved(systems: dict[str, System], reps: int, budget: float,
@@ -46,6 +47,13 @@ def io_counters(pids: Sequence[int]) -> tuple[int, int]:
         read += int(fields["rchar"])
         written += int(fields["wchar"])
     return read, written
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds process ``pid`` has used, from /proc/<pid>/stat (in clock
+    ticks: 10 ms on most kernels)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def bytes_per_step(pids: Sequence[int], step: Callable[[], Any], steps: int) -> tuple[float, float]:

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from py38.runner import CTRL_SETS, InProcessMujoco, random_controls, timed_rate
 
 import unisim
+from benchmarks.py38.runner import CTRL_SETS, InProcessMujoco, random_controls, timed_rate
+from tools.figures.doc_figures import ROOT
 from unisim.interpreter import python38_candidates
 from unisim.pool import split_rows
 
-HERE = Path(__file__).resolve().parent
+PY38 = Path(__file__).resolve().parent / "py38"  # helpers run by path on another interpreter
 SUBSTEPS = 5  # the control rate of every system: 5 physics steps per env-step
 
 
@@ -78,7 +79,7 @@ class Unisim:
 
 def mjcf_env(model: str, keyframe: str | None) -> Callable[[], Any]:
     """A picklable factory of ``gym_env.MjcfEnv`` over ``model`` at our control rate."""
-    from gym_env import MjcfEnv
+    from benchmarks.gym_env import MjcfEnv
 
     return functools.partial(MjcfEnv, model, keyframe, SUBSTEPS)
 
@@ -126,7 +127,7 @@ class RemoteRunner:
     def __init__(self, python: str) -> None:
         self.python = python
         self.process = subprocess.Popen(
-            [python, str(HERE / "py38" / "runner.py")], stdin=subprocess.PIPE,
+            [python, str(PY38 / "runner.py")], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
 
@@ -211,8 +212,7 @@ def python38() -> str | None:
 
 def envpool_python() -> str | None:
     """EnvPool's own venv (``make .venv-envpool/.installed``), if it was built."""
-    candidate = os.environ.get("UNISIM_ENVPOOL_PYTHON") or str(HERE.parent /
-                                                               ".venv-envpool/bin/python")
+    candidate = os.environ.get("UNISIM_ENVPOOL_PYTHON") or str(ROOT / ".venv-envpool/bin/python")
     return candidate if os.access(candidate, os.X_OK) else None
 
 

@@ -22,7 +22,9 @@ busy.
     python tools/figures/doc_figures.py --check    # CI: every block equals its result file's
 
 Stdlib only, so that any script (the benchmarks, the soak, the training runs) can import
-it: ``sys.path.insert(0, "<repo>/tools/figures")`` then ``from doc_figures import publish``.
+it: a module run from the repository root with ``python -m`` (the benchmarks) as
+``from tools.figures.doc_figures import publish``; a script elsewhere after
+``sys.path.insert(0, "<repo>/tools/figures")`` as ``from doc_figures import publish``.
 """
 
 from __future__ import annotations
@@ -100,10 +102,13 @@ def result_path(name: str, root: Path = ROOT) -> Path:
 
 
 def invocation(argv: list[str] | None = None) -> str:
-    """The running script's command line as a user types it from the repository root."""
+    """The running script's command line as a user types it from the repository root
+    (``python -m NAME`` for a module run with ``-m``)."""
+    spec = getattr(sys.modules["__main__"], "__spec__", None)  # None for a script
     script = Path(sys.argv[0]).resolve()
-    shown = script.relative_to(ROOT) if script.is_relative_to(ROOT) else script
-    return shlex.join(["python", str(shown), *(sys.argv[1:] if argv is None else argv)])
+    shown = (["-m", spec.name] if spec is not None else
+             [str(script.relative_to(ROOT) if script.is_relative_to(ROOT) else script)])
+    return shlex.join(["python", *shown, *(sys.argv[1:] if argv is None else argv)])
 
 
 def stamp() -> str:

@@ -5,8 +5,8 @@
 # bare machine lacks, for the IsaacGym fake's cameras), with no network: it installs the
 # wheels into this python3 (so the workers it spawns see them too; the IsaacGym tests use
 # that python3, with CUDA torch, as the worker of the SDK fake). Logs go to $OUT, with
-# gpu-tests.xml and gpu-benchmark.json, which `benchmarks/gpu.py --publish` turns into the
-# docs' figure block (raw logs stay out of docs/).
+# gpu-tests.xml and gpu-benchmark.json, which `python -m benchmarks.gpu.data_plane --publish`
+# turns into the docs' figure block (raw logs stay out of docs/).
 set -uo pipefail
 cd "$(dirname "$0")"
 out=${OUT:-$PWD/out}
@@ -25,6 +25,6 @@ timeout "${TESTS_LIMIT:-240}" python3 -m pytest -q -p no:cacheprovider -rs --dur
   --junitxml="$out/gpu-tests.xml" -o junit_logging=system-out tests/test_cuda_ipc.py tests/test_gpu.py tests/test_mjx.py \
   tests/test_isaacgym_gpu.py 2>&1 | tee "$out/gpu-tests.log" \
   || status=1
-timeout "${BENCH_LIMIT:-330}" python3 benchmarks/gpu.py --json "$out/gpu-benchmark.json" "$@" 2>&1 \
+timeout "${BENCH_LIMIT:-330}" python3 -m benchmarks.gpu.data_plane --json "$out/gpu-benchmark.json" "$@" 2>&1 \
   | tee "$out/gpu-benchmark.log" || status=1
 exit $status

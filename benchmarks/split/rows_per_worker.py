@@ -1,7 +1,7 @@
 """How few envs a worker of a single-threaded engine should get: the default split at small N.
 
-    python benchmarks/rows_per_worker.py [--sizes 32,48,64,128,256,512] [--reps 5]
-                                         [--budget 0.3] [--json FILE] [--name NAME]
+    python -m benchmarks.split.rows_per_worker [--sizes 32,48,64,128,256,512] [--reps 5]
+                                               [--budget 0.3] [--json FILE] [--name NAME]
 
 A single-threaded engine (here MuJoCo 3.2 on the Python 3.8 worker, ``UNISIM_PY38``) gets
 one worker per core with at least ``split.MIN_ROWS_PER_WORKER`` envs each. At every N this
@@ -22,13 +22,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from measure import interleaved, paired_ratio
-from systems import System, Unisim, python38
-
+from benchmarks.measure import interleaved, paired_ratio
+from benchmarks.systems import System, Unisim, python38
+from tools.figures.doc_figures import invocation, publish, stamp
 from unisim import split
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
-from doc_figures import invocation, publish, stamp
 
 MODELS = (("cartpole", 1, None), ("quadruped", 4, "stand"))
 ENVS_EACH = (64, 32, 16, 8)

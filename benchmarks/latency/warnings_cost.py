@@ -1,6 +1,6 @@
 """What the NaN/warning checks cost per step at N=4096 quadrupeds, beside the step itself.
 
-    .venv/bin/python benchmarks/warnings_cost.py [--num-envs 4096] [--publish]
+    .venv/bin/python -m benchmarks.latency.warnings_cost [--num-envs 4096] [--publish]
 
 Host side: ``nan_policy="raise"``'s finiteness check of ctrl, and the check of the flags
 every step makes (``WarningMonitor.after_step``, no env flagged). Worker side: the engine's
@@ -12,20 +12,15 @@ MuJoCo. Prints microseconds; asserts nothing.
 from __future__ import annotations
 
 import argparse
-import sys
 import timeit
-from pathlib import Path
 
 import mujoco
 import numpy as np
 
+from tools.figures.doc_figures import publish
 from unisim import models
 from unisim.sim_warnings import WarningMonitor
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools" / "figures"))
-from doc_figures import publish  # noqa: E402
-from unisim.worker.engines.mujoco.steppers import BatchStepper, LoopStepper  # noqa: E402
+from unisim.worker.engines.mujoco.steppers import BatchStepper, LoopStepper
 
 
 def per_call_us(function: object, number: int) -> float:
@@ -63,11 +58,11 @@ def main() -> None:
                      f"{step:12.0f}, warnings() {check:8.1f} ({check / step:.2%})")
     print("\n".join(lines))
     if args.publish:
-        block = ["```", "$ .venv/bin/python benchmarks/warnings_cost.py", *lines, "```",
+        block = ["```", "$ .venv/bin/python -m benchmarks.latency.warnings_cost", *lines, "```",
                  "", "One run on this 2-core machine, shared with other jobs: the "
                  "microseconds vary with the load, the proportions much less."]
         publish("warnings-cost", "\n".join(block), data,
-                "python benchmarks/warnings_cost.py --publish")
+                "python -m benchmarks.latency.warnings_cost --publish")
 
 
 def _batch() -> bool:

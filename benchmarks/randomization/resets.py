@@ -6,9 +6,10 @@ reset; their resets alternate, and the figure is the median over repetitions of 
 paired ratio (design.md section 9: these machines drift by 2x over minutes). Also timed:
 randomising mid-episode (``Backend.randomize``) and a push (``Backend.push``).
 
-    python benchmarks/randomization.py            # 4096 envs; writes the figures:randomization
-                                                  # block of docs/benchmarks.md (doc_figures)
-    python benchmarks/randomization.py --quick    # 256 envs, prints only
+    python -m benchmarks.randomization.resets          # 4096 envs; writes the
+                                                       # figures:randomization block of
+                                                       # docs/benchmarks.md (doc_figures)
+    python -m benchmarks.randomization.resets --quick  # 256 envs, prints only
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import unisim
@@ -36,7 +36,6 @@ from unisim.physics_randomization import (
     stiffness,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 JOINTS = ["fl_hip", "fl_knee", "fr_hip", "fr_knee", "bl_hip", "bl_knee", "br_hip", "br_knee"]
 BODIES = ["world", "torso", "front_left", "front_left_shin", "front_right", "front_right_shin",
           "back_left", "back_left_shin", "back_right", "back_right_shin"]
@@ -113,14 +112,13 @@ def main() -> int:
     block = (f"Median of {reps} alternating repetitions, {num_envs} quadruped envs, every "
              "env reset at once; randomised: friction of every geom, torso and leg masses, "
              "damping, stiffness, armature and servo gain of all 8 joints, gravity "
-             f"({EVERYTHING.columns} values per env; `benchmarks/randomization.py`).\n\n"
+             f"({EVERYTHING.columns} values per env; `benchmarks/randomization/resets.py`).\n\n"
              + table(results))
     print(block)
     if not args.quick:
-        command = "python benchmarks/randomization.py" + (
+        command = "python -m benchmarks.randomization.resets" + (
             "" if args.reps == 9 else f" --reps {args.reps}")
-        sys.path.insert(0, str(ROOT / "tools" / "figures"))
-        from doc_figures import publish
+        from tools.figures.doc_figures import publish
 
         print(f"wrote {publish('randomization', block, results, command)}")
     return 0

@@ -1,8 +1,8 @@
 """Round-trip latency of two git revisions of unisim, interleaved in one run.
 
-    .venv/bin/python benchmarks/compare_revisions.py BEFORE [AFTER] [--blocks 11] [--steps 2000]
-                                                     [--model cartpole] [--num-envs 1]
-                                                     [--python PYTHON] [--unpinned]
+    .venv/bin/python -m benchmarks.latency.compare_revisions BEFORE [AFTER] [--blocks 11]
+                                        [--steps 2000] [--model cartpole] [--num-envs 1]
+                                        [--python PYTHON] [--unpinned]
 
 Each revision is exported (``git archive``) into a temporary folder laid out as the
 installed package (``unisim/``, ``unisim/protocol``, ``unisim/worker``) and served by a
@@ -29,9 +29,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from latency import pin_apart
+from benchmarks.latency.round_trips import pin_apart
+from tools.figures.doc_figures import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SERVER = r"""
 import json, sys, time, unisim
 model, num_envs, python = sys.argv[1], int(sys.argv[2]), sys.argv[3] or None

@@ -1,6 +1,7 @@
 """unisim's benchmark suite: every figure of one run, side by side, with paired ratios.
 
-    .venv/bin/python benchmarks/suite.py [--quick] [--json FILE] [--plot FILE] [--name NAME]
+    .venv/bin/python -m benchmarks.throughput.suite [--quick] [--json FILE] [--plot FILE]
+                                                    [--name NAME]
 
 Prints markdown tables: round-trip latency against the raw pipe floor, spawn-to-first-step,
 env-steps/s of the bundled quadruped against in-process MuJoCo and gymnasium, gymnasium's
@@ -28,7 +29,9 @@ from typing import Any
 
 import mujoco
 import numpy as np
-from latency import (
+
+import unisim
+from benchmarks.latency.round_trips import (
     STEP_FRAME,
     BellFloor,
     PipeFloor,
@@ -39,26 +42,8 @@ from latency import (
     pin_apart,
     trips,
 )
-from lineup import (
-    ANT_ASYNC,
-    ASYNC,
-    ENVPOOL,
-    GYM_ANT_ASYNC,
-    HOST,
-    INPROC,
-    INPROC38,
-    PIPE,
-    POOL38,
-    SYNC,
-    WORKER,
-    WORKER38,
-    Factory,
-    ant_systems,
-    quadruped_systems,
-)
-from measure import bytes_per_step, interleaved, paired_ratio, percentile
-from plot import plot_throughput
-from systems import (
+from benchmarks.measure import bytes_per_step, interleaved, paired_ratio, percentile
+from benchmarks.systems import (
     HOST_PYTHON,
     RemoteRunner,
     System,
@@ -66,11 +51,24 @@ from systems import (
     envpool_python,
     python38,
 )
-
-import unisim
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
-from doc_figures import ROOT, invocation, publish, stamp
+from benchmarks.throughput.lineup import (
+    ANT_ASYNC,
+    ASYNC,
+    ENVPOOL,
+    GYM_ANT_ASYNC,
+    HOST,
+    INPROC,
+    INPROC38,
+    POOL38,
+    SYNC,
+    WORKER38,
+    Factory,
+    ant_systems,
+    quadruped_systems,
+)
+from benchmarks.throughput.plot import plot_throughput
+from benchmarks.throughput.targets import targets
+from tools.figures.doc_figures import ROOT, invocation, publish, stamp
 
 
 class Settings:
@@ -283,69 +281,6 @@ def pipe_bytes(per_size: dict[int, dict[str, Any]], sizes: list[int]) -> None:
           ["", *(f"N={n}" for n in sizes)], rows)
 
 
-# -- targets --------------------------------------------------------------------------------
-
-def targets(results: dict[str, Any], cfg: Settings) -> None:
-    """Issue 5's targets, each met or missed by how much, from this run's own figures."""
-    rows: list[list[str]] = []
-
-    def add(target: str, value: float | None, limit: float, higher: bool, unit: str,
-            source: str) -> None:
-        if value is None:
-            rows.append([target, "not measured", source])
-            return
-        met = value >= limit if higher else value <= limit
-        miss = abs(value / limit - 1) * 100
-        verdict = "met" if met else f"missed by {miss:.{0 if miss >= 10 else 1}f}%"
-        rows.append([target, f"{value:.2f}{unit} ({verdict})", source])
-
-    def ratio(section: str, n: int, a: str, b: str) -> float | None:
-        """Median paired ratio of rows a and b; a = 'unisim': the best of the unisim rows."""
-        rates = results.get(section, {}).get(str(n), {}).get("rates", {})
-        if b not in rates:
-            return None
-        names = [k for k in rates if k.startswith("unisim")] if a == "unisim" else [a]
-        return max((paired_ratio(rates[k], rates[b]) for k in names if k in rates),
-                   default=None)
-
-    for label, rec in results.get("latency", {}).items():
-        if label.startswith("unisim step, pipe path"):
-            add("step round trip <= 1.2x raw pipe floor (pipe path)", rec["ratio_to_floor"], 1.2,
-                False, "x", label)
-        if label.startswith("unisim step, doorbell"):
-            add("step p50 <= 10 µs with the doorbell", rec["p50_us"], 10.0, False, " µs", label)
-    for n, limit in ((1024, 0.95), (16, 0.8)):
-        if n in cfg.sizes:
-            add(f"out-of-process / in-process >= {limit} at N={n}",
-                ratio("quadruped", n, WORKER, INPROC), limit, True, "x", f"{WORKER} / {INPROC}")
-            add(f"(same, Python 3.8) >= {limit} at N={n}",
-                ratio("quadruped", n, WORKER38, INPROC38), limit, True, "x",
-                f"{WORKER38} / {INPROC38}")
-    for n in cfg.sizes:
-        add(f"worker pool K=2 >= 1.7x K=1 at N={n}", ratio("quadruped", n, POOL38, WORKER38),
-            1.7, True, "x", f"{POOL38} / {WORKER38}")
-    add(">= 3x gymnasium AsyncVectorEnv at N=16", ratio("quadruped", 16, "unisim", ASYNC),
-        3.0, True, "x", "best unisim row / AsyncVectorEnv, quadruped")
-    add(">= 3x gymnasium AsyncVectorEnv at N=8", ratio("ant", 8, "unisim", ANT_ASYNC),
-        3.0, True, "x", "best unisim row / AsyncVectorEnv of MjcfEnv, ant.xml")
-    add(">= 3x gymnasium AsyncVectorEnv at N=8", ratio("ant", 8, "unisim", GYM_ANT_ASYNC),
-        3.0, True, "x", "best unisim row / AsyncVectorEnv of gymnasium's Ant-v4")
-    for n in cfg.ant_sizes:
-        add(f">= EnvPool Ant-v4 at N={n}", ratio("ant", n, "unisim", ENVPOOL), 1.0, True, "x",
-            "best unisim row / EnvPool, ant.xml")
-    first, last = cfg.sizes[0], cfg.sizes[-1]
-    for name in (PIPE, WORKER, WORKER38):
-        traffic = [results.get("quadruped", {}).get(str(n), {}).get("bytes_per_step", {})
-                   .get(name) for n in (first, last)]
-        if all(traffic):
-            totals = [t["read"] + t["written"] for t in traffic]
-            ok = totals[0] == totals[1] and max(totals) <= 256
-            rows.append([f"pipe bytes/step equal at N={first} and N={last}, <= 256 B",
-                         f"{totals[0]:.0f} B and {totals[1]:.0f} B read+written "
-                         f"({'met' if ok else 'missed'})", name])
-    table("Targets of issue 5 (this run)", ["target", "measured", "from"], rows)
-
-
 # -- main -----------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
@@ -388,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for runner in runners:
             runner.close()
-    targets(results, cfg)
+    table("Targets of issue 5 (this run)", ["target", "measured", "from"],
+          targets(results, cfg.sizes, cfg.ant_sizes))
     plot_path = args.plot or (ROOT / "docs" / "figures" / f"{args.name}.png" if args.name
                               else None)
     if plot_path is None:  # drawn all the same, so that the plotting cannot rot, then dropped

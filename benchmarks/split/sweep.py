@@ -1,8 +1,8 @@
 """The split sweep: env-steps/s over N x workers x threads, beside in-process MuJoCo.
 
-    python benchmarks/sweep.py [--quick] [--sizes 1024,4096,16384] [--model PATH]
-                               [--json FILE] [--plot FILE] [--name NAME]
-    python benchmarks/sweep.py --publish FILE.json --name NAME [--before FILE.json]
+    python -m benchmarks.split.sweep [--quick] [--sizes 1024,4096,16384] [--model PATH]
+                                     [--json FILE] [--plot FILE] [--name NAME]
+    python -m benchmarks.split.sweep --publish FILE.json --name NAME [--before FILE.json]
 
 At every N, side by side in interleaved repetitions: in-process ``mujoco.batch`` on every
 core (the reference) and on one thread; the unisim worker's own stepper run in this
@@ -41,17 +41,15 @@ from typing import Any
 
 import mujoco
 import numpy as np
-from measure import interleaved, paired_ratio
-from py38.runner import InProcessMujoco, WorkerStepper, timed_rate
-from sweep_report import GANG38, LOOP38, POOL38, REF, STEPPER38, block, plot
-from systems import Concurrent, Remote, RemoteRunner, System, python38
 
 import unisim
+from benchmarks.measure import interleaved, paired_ratio
+from benchmarks.py38.runner import InProcessMujoco, WorkerStepper, timed_rate
+from benchmarks.split.sweep_report import GANG38, LOOP38, POOL38, REF, STEPPER38, block, plot
+from benchmarks.systems import Concurrent, Remote, RemoteRunner, System, python38
+from tools.figures.doc_figures import ROOT, publish
 from unisim import split
 from unisim.process import BOOTSTRAP
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
-from doc_figures import ROOT, publish
 
 ONE = "in-process, 1 thread"
 STEPPER = "worker's stepper in-process, all threads"
@@ -237,7 +235,7 @@ def engine_memory(num_envs: int, py38: str | None, engines: list[str]) -> dict[s
 
 def latency(quick: bool, py38: str | None) -> dict[str, Any]:
     """The suite's round trips (raw pipe floor, pipe path, doorbell), this run."""
-    import suite
+    from benchmarks.throughput import suite
 
     results: dict[str, Any] = {}
     interpreters = {suite.HOST: sys.executable, **({"3.8": py38} if py38 else {})}
@@ -273,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     py38 = python38()
     started = time.perf_counter()
     data: dict[str, Any] = {
-        "command": "python benchmarks/sweep.py " + shlex.join(sys.argv[1:] if argv is None
+        "command": "python -m benchmarks.split.sweep " + shlex.join(sys.argv[1:] if argv is None
                                                              else argv),
         "machine": {"cpus": split.cores(), "machine": platform.machine(),
                     "python": platform.python_version(), "numpy": np.__version__,

@@ -1,7 +1,7 @@
 """env-steps/s against N for every system of a suite run, as a PNG (matplotlib).
 
-Re-plot a saved run: ``python benchmarks/plot.py RESULTS.json OUT.png``, from the suite's
-``--json`` or from the result file that ``--name`` publishes (``docs/results/NAME.json``).
+Re-plot a saved run: ``python -m benchmarks.throughput.plot RESULTS.json OUT.png``, from the
+suite's ``--json`` or from the result file that ``--name`` publishes (``docs/results/NAME.json``).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ round, and the median time of each is reported (in-process MuJoCo speed drifts o
 minutes on shared machines). Before timing, every pool's frames are checked equal to the
 in-process ones. Run from the repository root, e.g.::
 
-    MUJOCO_GL=egl python benchmarks/render.py --workers 1,2 --sizes 64x64,128x128
-    MUJOCO_GL=egl python benchmarks/render.py --device-ids 0 --workers 1,2,4,8,16 --batch 256
+    MUJOCO_GL=egl python -m benchmarks.render.pool --workers 1,2 --sizes 64x64,128x128
+    MUJOCO_GL=egl python -m benchmarks.render.pool --device-ids 0 --workers 1,2,4,8,16 --batch 256
 
 ``--name NAME`` publishes the tables as the block ``figures:NAME`` of the docs, with the
 frame rates in its result file (tools/figures/doc_figures.py).
@@ -20,11 +20,9 @@ import argparse
 import os
 import re
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("MUJOCO_GL", "egl")
@@ -33,10 +31,8 @@ import mujoco
 import numpy as np
 
 import unisim
+from tools.figures.doc_figures import invocation, publish, stamp
 from unisim import models
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
-from doc_figures import invocation, publish, stamp
 
 FAST = '<visual><quality shadowsize="0" offsamples="0"/></visual>'
 

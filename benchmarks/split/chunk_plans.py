@@ -2,10 +2,10 @@
 ``protocol.work_queue.chunk_bounds``) against equal chunks (the plan before), beside the
 worker's stepper in as many independent processes (the most a pool of that size could get).
 
-    python benchmarks/chunk_plans.py [--quick] [--sizes 1024,4096,16384] [--workers 2,8]
-                                     [--model PATH] [--reps 7] [--budget 0.8] [--json FILE]
-                                     [--name NAME]
-    python benchmarks/chunk_plans.py --publish FILE.json --name NAME
+    python -m benchmarks.split.chunk_plans [--quick] [--sizes 1024,4096,16384] [--workers 2,8]
+                                           [--model PATH] [--reps 7] [--budget 0.8]
+                                           [--json FILE] [--name NAME]
+    python -m benchmarks.split.chunk_plans --publish FILE.json --name NAME
 
 Workers that share rows finish a step when the last chunk is done, so the chunk plan
 decides how long the others wait; equal chunks small enough to keep that wait short cost
@@ -31,15 +31,13 @@ from pathlib import Path
 from typing import Any
 
 import mujoco
-from measure import interleaved, paired_ratio
-from sweep import Sim, add_run_options, independent_steppers, run_defaults, settled
-from systems import System, python38
 
 import unisim.protocol.work_queue as work_queue
+from benchmarks.measure import interleaved, paired_ratio
+from benchmarks.split.sweep import Sim, add_run_options, independent_steppers, run_defaults, settled
+from benchmarks.systems import System, python38
+from tools.figures.doc_figures import publish
 from unisim import split
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
-from doc_figures import publish
 
 EQUAL_PER_WORKER = 16  # the plan before chunks shrank
 PLANS = {"equal": f"{EQUAL_PER_WORKER} equal chunks per worker",
@@ -148,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         str(k) for k in (2, 8) if k <= cpus))).split(",")]
     model = run_defaults(args)
     data: dict[str, Any] = {
-        "command": "python benchmarks/chunk_plans.py " + shlex.join(
+        "command": "python -m benchmarks.split.chunk_plans " + shlex.join(
             sys.argv[1:] if argv is None else argv),
         "machine": {"cpus": cpus, "machine": platform.machine(),
                     "python": platform.python_version(), "mujoco": mujoco.__version__,

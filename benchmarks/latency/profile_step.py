@@ -1,8 +1,8 @@
 """Where a step's time goes, on both sides: pyinstrument over many steps.
 
-    .venv/bin/python benchmarks/profile_step.py [--num-envs 1] [--model cartpole]
-                                                [--worker-envs 4096] [--worker-model ant.xml]
-                                                [--name step-profile]
+    .venv/bin/python -m benchmarks.latency.profile_step [--num-envs 1] [--model cartpole]
+                                                    [--worker-envs 4096] [--worker-model ant.xml]
+                                                    [--name step-profile]
 
 The host's side: ``Backend.step`` on the pipe path (``doorbell=False``) and on the doorbell,
 one after the other. On the trivial model (one cartpole) the worker's physics is a few
@@ -22,21 +22,18 @@ from __future__ import annotations
 
 import argparse
 import platform
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from py38.runner import WorkerStepper
 from pyinstrument import Profiler
-from sweep import default_model
 
 import unisim
+from benchmarks.py38.runner import WorkerStepper
+from benchmarks.split.sweep import default_model
+from tools.figures.doc_figures import invocation, publish, stamp
 from unisim import split
 from unisim.process import BOOTSTRAP
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
-from doc_figures import invocation, publish, stamp
 
 
 def profile(model: str, num_envs: int, steps: int, interval: float, pipe: bool

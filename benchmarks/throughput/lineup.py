@@ -8,7 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import mujoco
-from systems import (
+
+import unisim
+from benchmarks.systems import (
     SUBSTEPS,
     GymVector,
     InProcess,
@@ -19,8 +21,6 @@ from systems import (
     mjcf_env,
     registered_env,
 )
-
-import unisim
 
 Factory = Callable[[int], System]
 

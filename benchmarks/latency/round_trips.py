@@ -22,10 +22,10 @@ from typing import Any
 
 import msgpack
 import numpy as np
-from systems import HERE
 
 import unisim
 import unisim.protocol as protocol
+from benchmarks.systems import PY38
 from unisim.pool import HOST_SPIN
 from unisim.process import BOOTSTRAP
 
@@ -39,7 +39,7 @@ class PipeFloor:
     """A raw echo peer on ``python``; ``trip()`` is one write and one exact read."""
 
     def __init__(self, python: str, size: int = STEP_FRAME) -> None:
-        self.process = subprocess.Popen([python, str(HERE / "py38" / "echo.py")],
+        self.process = subprocess.Popen([python, str(PY38 / "echo.py")],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.out, self.inp = self.process.stdin.fileno(), self.process.stdout.fileno()
@@ -76,7 +76,7 @@ class BellFloor:
             self.mapping = mmap.mmap(fd, size)
             self.line = bell.Line(np.frombuffer(self.mapping, dtype="<u4", count=bell.WORDS))
             self.line.words[bell.REPLY] = self.STOP
-            self.process = subprocess.Popen([python, str(HERE / "py38" / "floor_peer.py"),
+            self.process = subprocess.Popen([python, str(PY38 / "floor_peer.py"),
                                              str(BOOTSTRAP.parent), path, *args], **popen)
             try:
                 self._await(0, timeout=60.0)  # the peer maps the line, then answers request 0

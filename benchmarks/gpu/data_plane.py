@@ -10,8 +10,9 @@ paired ratios.
 Throughput: env-steps/s over a run of back-to-back steps, synchronised at the end.
 Latency: one step including synchronisation, median.
 
-    python benchmarks/gpu.py [--sizes 1024 4096 16384] [--steps 100] [--rounds 5] [--json FILE]
-    python benchmarks/gpu.py --publish FILE.json --tests JUNIT.xml --name NAME
+    python -m benchmarks.gpu.data_plane [--sizes 1024 4096 16384] [--steps 100] [--rounds 5]
+                                        [--json FILE]
+    python -m benchmarks.gpu.data_plane --publish FILE.json --tests JUNIT.xml --name NAME
 
 ``--json`` keeps every figure (written after each N, so a run cut short keeps what it
 measured); ``--publish`` writes a saved run and the GPU test suite's outcome (pytest's
@@ -229,7 +230,7 @@ def main() -> int:
     def save() -> None:
         if args.json:
             Path(args.json).write_text(json.dumps({
-                "command": "python benchmarks/gpu.py " + shlex.join(sys.argv[1:]),
+                "command": "python -m benchmarks.gpu.data_plane " + shlex.join(sys.argv[1:]),
                 "env": env, "rows": rows}, indent=1))
 
     rng = np.random.default_rng(0)
@@ -277,8 +278,7 @@ def publish_run(results: str, tests: str | None, name: str) -> int:
     """The GPU run's block: the test suite's outcome, then the benchmark's table."""
     from xml.etree import ElementTree
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "figures"))
-    from doc_figures import publish
+    from tools.figures.doc_figures import publish
 
     run = json.loads(Path(results).read_text())
     data: dict[str, Any] = {"benchmark": run, "tests": None}

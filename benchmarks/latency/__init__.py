@@ -1,0 +1,1 @@
+"""What one step costs: round trips, where the time goes, per-step checks, idle CPU."""

@@ -1,0 +1,1 @@
+"""What physics randomisation costs at reset, mid-episode and in a push."""

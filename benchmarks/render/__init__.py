@@ -1,0 +1,1 @@
+"""Frames per second of the render pool against a single-process renderer."""

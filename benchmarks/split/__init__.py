@@ -1,0 +1,1 @@
+"""How envs are split: workers x threads, rows per worker, the pool's chunk plan."""

@@ -1,0 +1,1 @@
+"""env-steps/s of unisim against in-process MuJoCo, gymnasium and EnvPool: the suite."""

@@ -1,0 +1,1 @@
+"""The project's tools (not shipped): figures, reliability, type checks, the GPU run."""
