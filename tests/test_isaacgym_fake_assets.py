@@ -128,6 +128,7 @@ def test_collapse_adds_mass_and_inertia_as_mujocos_own_fusion_does(
         'ixy="0.001" ixz="0.001" iyy="0.001" iyz="0.001"', 'ixy="0" ixz="0" iyy="0.001" iyz="0"')
     urdf = urdf.replace("package://fake_pkg/meshes", str(MODELS / "fake_pkg" / "meshes"))
     urdf = urdf.replace("../meshes", str(MODELS / "fake_pkg" / "meshes"))
+    urdf = urdf.replace('"fake_pkg/meshes', '"' + str(MODELS / "fake_pkg" / "meshes"))
     (tmp_path / "robot.urdf").write_text(urdf)
     reference = urdf.replace('<robot name="fake_quadruped">', (
         '<robot name="fake_quadruped"><mujoco><compiler fusestatic="true" strippath="false" '
@@ -216,8 +217,9 @@ def test_meshes_resolve_package_and_relative_paths_and_unknown_ones_are_refused(
             errors[name] = [refused is None, stderr.getvalue()]
         print(json.dumps({{"shapes": shapes, "errors": errors}}))
     """)
-    # base box, plate (package://), LF_mount (../meshes), 4 thighs, 4 shanks, 4 feet
-    assert out["shapes"] == 15
+    # base box, plate (package://), LF_mount (../meshes), RF_mount (fake_pkg/meshes: relative
+    # to the folder two above the URDF's, as IsaacGymEnvs' kuka.urdf does), 4 x 3 links
+    assert out["shapes"] == 16
     refused, message = out["errors"]["missing"]
     assert refused and "package://nowhere/meshes/cube.obj" in message and "not found" in message
     refused, message = out["errors"]["collada"]

@@ -152,21 +152,19 @@ def _repair_inertia(inertia):
 
 
 def _mesh_file(name, urdf_path):
-    """A mesh reference as an absolute path: relative to the URDF's folder, or
-    ``package://<pkg>/<rest>`` found as ``<pkg>/<rest>`` or ``<rest>`` in the URDF's folder
-    or a folder above it (the asset root is one of them)."""
-    folder = os.path.dirname(os.path.abspath(urdf_path))
+    """A mesh reference as an absolute path: the first that exists of the path (for
+    ``package://<pkg>/<rest>``: ``<pkg>/<rest>``, then ``<rest>``) taken in the URDF's folder
+    and then in each folder above it. IsaacGymEnvs' kuka.urdf and ycb objects name meshes
+    relative to the folder above theirs, and load on the SDK."""
     if name.startswith("package://"):
         package, _, rest = name[len("package://"):].partition("/")
-        candidates = []
-        while True:
-            candidates += [os.path.join(folder, package, rest), os.path.join(folder, rest)]
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
+        names = [os.path.join(package, rest), rest]
     else:
-        candidates = [os.path.join(folder, name)]
+        names = [name]
+    folders = [os.path.dirname(os.path.abspath(urdf_path))]
+    while os.path.dirname(folders[-1]) != folders[-1]:
+        folders.append(os.path.dirname(folders[-1]))
+    candidates = [os.path.join(folder, n) for folder in folders for n in names]
     found = next((c for c in candidates if os.path.isfile(c)), None)
     if found is None:
         raise ImportFailure("%s: mesh %s not found (looked at %s)"
