@@ -3,7 +3,7 @@
 Each benchmark is a module run from the repository root, ``python -m benchmarks.GROUP.NAME``,
 and prints its figures side by side in one run; none asserts a speed.
 
-    throughput/     env-steps/s against in-process MuJoCo, gymnasium and EnvPool (the suite)
+    throughput/     steps/s through unisim against in-process: the suite, the task bridge
     latency/        what one step costs: round trips, profiles, checks, CPU while waiting
     split/          how envs are split over workers, threads and chunks
     gpu/            the CUDA IPC data plane (MJX) against MJX in-process

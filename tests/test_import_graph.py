@@ -118,6 +118,44 @@ def test_tests_and_benchmarks_reach_worker_code_only_through_its_package() -> No
                             f"{path}:{node.lineno} imports {imported} by a bare name"
 
 
+BENCHMARKS = ROOT / "benchmarks"
+PY38_HELPERS = BENCHMARKS / "py38"  # run by path on an interpreter that sees no package
+
+
+def import_statements(path: Path) -> Iterator[tuple[str, int, int]]:
+    """``(module, level, line)`` of every import in ``path``; level > 0 is a relative one."""
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from ((alias.name, 0, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            yield node.module or "", node.level, node.lineno
+
+
+def test_benchmarks_import_each_other_through_the_package() -> None:
+    """A benchmark runs as ``python -m benchmarks.GROUP.NAME`` and names the modules it
+    shares absolutely (``from benchmarks.measure import paired_ratio``), never by a bare
+    name that only a sys.path entry would resolve; the py38 helpers, run as files on another
+    interpreter, see no package and import each other by bare name only."""
+    ours = {p.stem for p in BENCHMARKS.rglob("*.py")} | {
+        p.name for p in BENCHMARKS.rglob("*") if p.is_dir() and p.name != "__pycache__"}
+    helpers = {p.stem for p in PY38_HELPERS.glob("*.py")}
+    for path in sorted(BENCHMARKS.rglob("*.py")):
+        is_helper = path.is_relative_to(PY38_HELPERS)
+        for module, level, line in import_statements(path):
+            where = f"{path.relative_to(ROOT)}:{line} imports {'.' * level}{module}"
+            top = module.split(".")[0]
+            assert level == 0, f"{where}: import it absolutely (from benchmarks.GROUP ...)"
+            if is_helper:
+                assert top not in ours | {"benchmarks"} or top in helpers, \
+                    f"{where}: the helpers' interpreter sees only their own folder"
+            else:
+                assert top not in ours, \
+                    f"{where} by a bare name: name it through the package (benchmarks.)"
+        if not is_helper:
+            assert "sys.path" not in path.read_text(), \
+                f"{path.relative_to(ROOT)} edits sys.path: import through the package"
+
+
 def test_this_check_sees_a_forbidden_arrow(tmp_path: Path) -> None:
     """The parser resolves relative imports: a host module reaching the worker is caught."""
     source = tmp_path / "planes.py"

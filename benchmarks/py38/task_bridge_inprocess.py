@@ -10,7 +10,7 @@ is built by the worker's own ``engines.task.build``, so both sides start from th
 state and seed. ``rollout`` steps it with the given actions (steps, num_envs, num_actions)
 and saves each step's observations, rewards and resets; ``serve`` prints ``{"ready": true}``
 once built, then answers each line ``{"steps": K}`` on stdin with one JSON line, the seconds
-each of K steps of random actions took (``benchmarks/task_bridge.py``).
+each of K steps of random actions took (``benchmarks/throughput/task_bridge.py``).
 """
 
 import json

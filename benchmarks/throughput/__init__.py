@@ -1,1 +1,2 @@
-"""env-steps/s of unisim against in-process MuJoCo, gymnasium and EnvPool: the suite."""
+"""Steps per second through unisim against the same work in-process: the suite (MuJoCo,
+gymnasium, EnvPool baselines) and the task bridge (an IsaacGym task, bridged or not)."""

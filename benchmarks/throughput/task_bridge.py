@@ -1,7 +1,7 @@
 """What the task bridge costs: the same IsaacGym task stepped in-process and through it.
 
-    .venv/bin/python benchmarks/task_bridge.py [--sizes 64 1024] [--publish]
-    python3 benchmarks/task_bridge.py --python python3 --sim-device cuda:0   # the GPU machine
+    .venv/bin/python -m benchmarks.throughput.task_bridge [--sizes 64 1024] [--publish]
+    python3 -m benchmarks.throughput.task_bridge --python python3 --sim-device cuda:0  # GPU
 
 In-process: the task on the worker's interpreter (Python 3.8 and the SDK fake, or the SDK),
 built by the worker's own code and stepped in a loop (``py38/task_bridge_inprocess.py``).
@@ -28,14 +28,13 @@ from typing import Any
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools" / "figures"))
-from doc_figures import invocation, publish, stamp  # noqa: E402
-from unisim.interpreter import find_python38  # noqa: E402
-from unisim.task_bridge import BridgedTask  # noqa: E402
-from unisim.testing import isaacgym_fake_python  # noqa: E402
+from benchmarks.systems import PY38
+from tools.figures.doc_figures import ROOT, invocation, publish, stamp
+from unisim.interpreter import find_python38
+from unisim.task_bridge import BridgedTask
+from unisim.testing import isaacgym_fake_python
 
-INPROCESS = ROOT / "benchmarks" / "py38" / "task_bridge_inprocess.py"
+INPROCESS = PY38 / "task_bridge_inprocess.py"
 EXAMPLES = ROOT / "examples"
 
 
@@ -148,7 +147,7 @@ def main() -> None:
     if args.publish:
         block = ["```", f"$ {invocation()}", *lines, "```"]
         publish("task-bridge", "\n".join(block) + "\n", data,
-                "python benchmarks/task_bridge.py --publish")
+                "python -m benchmarks.throughput.task_bridge --publish")
 
 
 if __name__ == "__main__":
