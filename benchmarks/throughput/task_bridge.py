@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -131,7 +132,9 @@ def main() -> None:
     parser.add_argument("--publish", action="store_true",
                         help="write the figures into docs/benchmarks.md (figures:task-bridge)")
     args = parser.parse_args()
-    base = args.python or find_python38()[0] or sys.executable
+    base = shutil.which(args.python) if args.python else find_python38()[0] or sys.executable
+    if base is None:
+        raise SystemExit(f"--python {args.python}: no such interpreter")
     python = isaacgym_fake_python(base)
     results = [compare(python, n, args) for n in args.sizes]
     lines = [f"{stamp()}; the CI ant on the SDK fake ({args.sim_device}), "
