@@ -22,18 +22,7 @@ from unisim.task_bridge import BridgedTask
 from unisim.task_bridge.preview4 import IsaacGymPreview4Env
 from unisim.task_bridge.rsl_rl import RslRlTaskEnv, obs_groups
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples"
-FAULTY = ROOT / "tests" / "fixtures"
-INPROCESS = ROOT / "benchmarks" / "py38" / "task_bridge_inprocess.py"
-ANT = "isaacgym_tasks.ant:Ant"
-
-
-def ant_cfg(episode_length: int = 200) -> dict[str, Any]:
-    cfg: dict[str, Any] = json.loads((EXAMPLES / "isaacgym_tasks" / "cfg" / "ant.json")
-                                     .read_text())
-    cfg["env"]["episodeLength"] = episode_length
-    return cfg
+from .task_bridge_support import ANT, EXAMPLES, FAULTY, INPROCESS, ant_cfg
 
 
 def ant(python: str, num_envs: int, **kwargs: Any) -> BridgedTask:

@@ -20,8 +20,8 @@ import torch
 from unisim.task_bridge import BridgedTask
 from unisim.testing import isaacgym_fake_python
 
+from .task_bridge_support import ANT, EXAMPLES, INPROCESS, ant_cfg
 from .test_gpu import GPU_MISSING
-from .test_task_bridge import ANT, EXAMPLES, INPROCESS, ant_cfg
 
 pytestmark = [pytest.mark.skipif(GPU_MISSING is not None,
                                  reason=f"needs a CUDA GPU: {GPU_MISSING}"),

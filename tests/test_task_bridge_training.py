@@ -8,14 +8,13 @@ pushes, base-contact resets, a task registry). Seeds are fixed and episodes star
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from unisim.task_bridge import BridgedTask
 from unisim.task_bridge.train import train
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+from .task_bridge_support import ANT, EXAMPLES, ant_cfg
 
 
 def rises(rows: list[dict[str, Any]], margin: float) -> tuple[float, float]:
@@ -30,9 +29,7 @@ def rises(rows: list[dict[str, Any]], margin: float) -> tuple[float, float]:
 
 def test_ppo_trains_the_isaacgymenvs_style_ant(isaacgym_fake_python: str,
                                                 tmp_path: Path) -> None:
-    cfg = json.loads((EXAMPLES / "isaacgym_tasks" / "cfg" / "ant.json").read_text())
-    cfg["env"]["episodeLength"] = 50
-    with BridgedTask("isaacgym_tasks.ant:Ant", 64, style="vec_task", cfg=cfg,
+    with BridgedTask(ANT, 64, style="vec_task", cfg=ant_cfg(episode_length=50),
                      paths=[EXAMPLES], python=isaacgym_fake_python) as task:
         rows = train(task, 8, tmp_path, hidden_dims=(64, 64), random_start=False)
     rises(rows, 0.25)
