@@ -49,14 +49,16 @@ fuzz: $(VENV)/.installed
 	HYPOTHESIS_PROFILE=thorough $(HOST) -m pytest tests/test_wire_robustness.py
 
 lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
-	$(VENV)/bin/ruff check --extend-exclude unisim/protocol,unisim/worker,$(FAKE38) unisim tests benchmarks tools
+	$(VENV)/bin/ruff check --extend-exclude unisim/protocol,unisim/worker,$(FAKE38),benchmarks/py38 unisim tests \
+	  benchmarks tools
 	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 unisim/worker unisim/protocol $(BENCH38) \
 	  $(FAKE38)
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy benchmarks --exclude '^benchmarks/py38/'
 	$(VENV)/bin/vermin -q -t=3.8- --no-tips --eval-annotations --violations unisim/worker unisim/protocol $(BENCH38) \
 	  $(FAKE38)
 	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q unisim/worker unisim/protocol \
-	  $(FAKE38); fi
+	  $(FAKE38) $(BENCH38); fi
 	$(TYPECHECK)/bin/python tools/typecheck/isaacgym_typecheck.py
 
 # What CI runs: lint, the tests (cross-interpreter ones required), then the short soak,

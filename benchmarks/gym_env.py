@@ -14,7 +14,7 @@ from gymnasium.envs.mujoco.mujoco_env import MujocoEnv
 from gymnasium.spaces import Box
 
 
-class MjcfEnv(MujocoEnv):
+class MjcfEnv(MujocoEnv):  # type: ignore[misc]  # gymnasium is untyped here
     def __init__(self, model_path: str, keyframe: str | None = None, frame_skip: int = 5) -> None:
         timestep = mujoco.MjModel.from_xml_path(model_path).opt.timestep
         # MujocoEnv insists that render_fps matches the control rate.

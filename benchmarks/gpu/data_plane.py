@@ -65,7 +65,7 @@ class InProcess(Mode):
     name = "MJX in-process"
 
     def __init__(self, num_envs: int, ctrl: np.ndarray) -> None:
-        import jax
+        import jax  # type: ignore[import-not-found, unused-ignore]  # on the GPU machine
         import mujoco
         from mujoco import mjx
 
@@ -286,7 +286,7 @@ def publish_run(results: str, tests: str | None, name: str) -> int:
     if tests:
         suite = ElementTree.parse(tests).getroot()
         suite = suite if suite.tag == "testsuite" else suite[0]
-        cases = []
+        cases: list[dict[str, Any]] = []
         for case in suite.iter("testcase"):
             outcome = next((c.tag for c in case if c.tag in ("failure", "error", "skipped")),
                            "passed")

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import IO
 
 from benchmarks.latency.round_trips import pin_apart
 from tools.figures.doc_figures import ROOT
@@ -80,6 +81,12 @@ def package(revision: str | None, into: Path) -> Path:
     return site
 
 
+def pipes(server: subprocess.Popen[str]) -> tuple[IO[str], IO[str]]:
+    """A server's stdin and stdout (both opened as pipes)."""
+    assert server.stdin is not None and server.stdout is not None
+    return server.stdin, server.stdout
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -106,7 +113,7 @@ def main() -> None:
             servers[label] = subprocess.Popen(command, env=env, text=True,
                                               cwd=tmp,
                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            hello = json.loads(servers[label].stdout.readline())
+            hello = json.loads(pipes(servers[label])[1].readline())
             print(label, revision or "working tree", hello["file"])
             if not args.unpinned and len(hello["workers"]) == 2:  # one per backend: a pool's
                 pin_apart(hello["workers"], host=servers[label].pid)  # would share one core
@@ -114,12 +121,13 @@ def main() -> None:
         for block in range(args.blocks):
             order = list(servers.items())  # alternates, so neither always runs first
             for label, server in order[::-1] if block % 2 else order:
-                server.stdin.write(f"{args.steps}\n")
-                server.stdin.flush()
-                for path, p50 in json.loads(server.stdout.readline()).items():
+                ask, answer = pipes(server)
+                ask.write(f"{args.steps}\n")
+                ask.flush()
+                for path, p50 in json.loads(answer.readline()).items():
                     results[label].setdefault(path, []).append(p50)
         for server in servers.values():
-            server.stdin.close()
+            pipes(server)[0].close()
             server.wait(timeout=60)
     print(f"\n| call | before p50 µs | after p50 µs | after/before ({args.blocks} blocks) |")
     print("|---|---:|---:|---:|")

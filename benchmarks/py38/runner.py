@@ -15,13 +15,15 @@ import json
 import os
 import sys
 import time
+from typing import IO, Any, Callable, Dict, Iterable, Optional, Tuple, Union
 
 import numpy as np
 
 CTRL_SETS = 4  # distinct random control arrays, cycled
 
 
-def timed_rate(step, num_envs, budget, min_steps=2):
+def timed_rate(step: Callable[[], object], num_envs: int, budget: float, min_steps: int = 2
+               ) -> Tuple[float, int]:
     """env-steps/s of ``step()`` over at least ``budget`` seconds, after one warm-up step.
 
     The warm-up absorbs the wake-up of threads or processes that slept while another
@@ -38,7 +40,7 @@ def timed_rate(step, num_envs, budget, min_steps=2):
             return num_envs * steps / elapsed, steps
 
 
-def random_controls(num_envs, ctrl_range, seed=0):
+def random_controls(num_envs: int, ctrl_range: Any, seed: int = 0) -> Any:
     """``CTRL_SETS`` arrays of (num_envs, nu) uniform in the actuators' ranges."""
     low, high = np.asarray(ctrl_range, dtype=np.float64).T
     rng = np.random.default_rng(seed)
@@ -49,8 +51,9 @@ class InProcessMujoco:
     """What the unisim worker does, in this process: ``mujoco.batch`` if present, else a
     loop over one MjData per env. State is read through views, never copied."""
 
-    def __init__(self, model_path, num_envs, keyframe=None, substeps=5, threads=None,
-                 zero_ctrl=False):
+    def __init__(self, model_path: str, num_envs: int, keyframe: Optional[str] = None,
+                 substeps: int = 5, threads: Optional[int] = None,
+                 zero_ctrl: bool = False) -> None:
         import mujoco
 
         self.mujoco = mujoco
@@ -72,7 +75,7 @@ class InProcessMujoco:
                 if key >= 0:
                     mujoco.mj_resetDataKeyframe(self.model, data, key)
                 mujoco.mj_forward(self.model, data)
-            self.step = self._step_loop
+            self.step: Callable[[], None] = self._step_loop
         else:
             self.kind = "mujoco.batch"
             self.batch = mujoco.batch.Batch(self.model, nsim=num_envs,
@@ -82,26 +85,26 @@ class InProcessMujoco:
             self.ctrl = self.batch.bind("ctrl")
             self.step = self._step_batch
 
-    def _next_controls(self):
+    def _next_controls(self) -> Any:
         self.count += 1
         return self.controls[self.count % CTRL_SETS]
 
-    def _step_batch(self):
+    def _step_batch(self) -> None:
         self.ctrl[:] = self._next_controls()
         self.batch.step(nstep=self.substeps)
 
-    def _step_loop(self):
+    def _step_loop(self) -> None:
         mj_step, model, substeps = self.mujoco.mj_step, self.model, self.substeps
         controls = self._next_controls()
         for i, data in enumerate(self.datas):
             data.ctrl[:] = controls[i]
             mj_step(model, data, substeps)
 
-    def close(self):
-        self.batch = self.datas = None
+    def close(self) -> None:
+        self.batch, self.datas = None, []
 
 
-def install_packages(worker_dir):
+def install_packages(worker_dir: str) -> None:
     """Make ``unisim.worker`` and ``unisim.protocol`` importable: they are on the host's
     interpreter; elsewhere (Python 3.8) the worker's bootstrap gives them to this one."""
     try:
@@ -109,12 +112,14 @@ def install_packages(worker_dir):
     except ImportError:
         spec = importlib.util.spec_from_file_location(
             "unisim_bootstrap", os.path.join(worker_dir, "bootstrap.py"))
-        bootstrap = importlib.util.module_from_spec(spec)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"no worker bootstrap in {worker_dir}") from None
+        bootstrap: Any = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(bootstrap)
         bootstrap.install(os.path.join(os.path.dirname(worker_dir), "protocol"), worker_dir)
 
 
-def load_worker_module(worker_dir, name):
+def load_worker_module(worker_dir: str, name: str) -> Any:
     """``unisim.worker.<name>``, its packages installed first (``install_packages``)."""
     install_packages(worker_dir)
     return importlib.import_module("unisim.worker." + name)
@@ -126,7 +131,8 @@ class WorkerStepper:
     engine and the slots, the warnings check) without any process boundary. ``kind`` says
     which stepper."""
 
-    def __init__(self, model_path, num_envs, substeps, threads, worker_dir, keyframe=None):
+    def __init__(self, model_path: str, num_envs: int, substeps: int, threads: int,
+                 worker_dir: str, keyframe: Optional[str] = None) -> None:
         import mujoco
 
         steppers = load_worker_module(worker_dir, "engines.mujoco.steppers")
@@ -147,18 +153,18 @@ class WorkerStepper:
         self._step = self.stepper.bind({"ctrl": self.ctrl, "qpos": self.qpos,
                                         "qvel": self.qvel, "warnings": self.warnings})
 
-    def step(self):
+    def step(self) -> None:
         self._step(self.substeps)
 
-    def close(self):
+    def close(self) -> None:
         self.stepper = self._step = None
 
 
 class EnvPoolSystem:
     """EnvPool's synchronous step of a whole batch (``batch_size == num_envs``)."""
 
-    def __init__(self, task, num_envs, num_threads):
-        import envpool
+    def __init__(self, task: str, num_envs: int, num_threads: int) -> None:
+        import envpool  # type: ignore[import-not-found]
 
         self.env = envpool.make(task, env_type="gymnasium", num_envs=num_envs,
                                 batch_size=num_envs, num_threads=num_threads)
@@ -169,15 +175,18 @@ class EnvPoolSystem:
         self.count = 0
         self.kind = f"envpool {envpool.__version__}, {num_threads} threads"
 
-    def step(self):
+    def step(self) -> None:
         self.count += 1
         self.env.step(self.controls[self.count % CTRL_SETS])
 
-    def close(self):
+    def close(self) -> None:
         self.env.close()
 
 
-def make(request):
+System = Union[InProcessMujoco, WorkerStepper, EnvPoolSystem]
+
+
+def make(request: Dict[str, Any]) -> System:
     if request["system"] == "mujoco":
         return InProcessMujoco(request["model"], request["num_envs"], request.get("keyframe"),
                                request["substeps"], request.get("threads"),
@@ -191,8 +200,8 @@ def make(request):
     raise ValueError(f"unknown system {request['system']!r}")
 
 
-def serve(stdin, stdout):
-    system = None
+def serve(stdin: Iterable[str], stdout: IO[str]) -> None:
+    system: Optional[System] = None
     for line in stdin:
         request = json.loads(line)
         op = request["op"]
@@ -203,6 +212,8 @@ def serve(stdin, stdout):
                 system = make(request)
                 reply = {"ok": True, "kind": system.kind}
             elif op == "measure":
+                if system is None:
+                    raise ValueError("measure before make")
                 rate, steps = timed_rate(system.step, system.num_envs, request["budget"])
                 reply = {"rate": rate, "steps": steps}
             elif op == "close":

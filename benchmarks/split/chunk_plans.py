@@ -22,11 +22,11 @@ import argparse
 import json
 import os
 import platform
-import shlex
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ import unisim.protocol.work_queue as work_queue
 from benchmarks.measure import interleaved, paired_ratio
 from benchmarks.split.sweep import Sim, add_run_options, independent_steppers, run_defaults, settled
 from benchmarks.systems import System, python38
-from tools.figures.doc_figures import publish
+from tools.figures.doc_figures import invocation, publish
 from unisim import split
 
 EQUAL_PER_WORKER = 16  # the plan before chunks shrank
@@ -62,7 +62,7 @@ class EqualChunks(Sim):
 
 
 def systems(model: str, num_envs: int, workers: int, py38: str) -> dict[str, System]:
-    factories = {
+    factories: dict[str, Callable[[], System]] = {
         "equal": lambda: EqualChunks(model, num_envs, python=py38, workers=workers),
         "shrinking": lambda: Sim(model, num_envs, python=py38, workers=workers),
         "independent": lambda: independent_steppers(py38, model, num_envs, workers),
@@ -132,10 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--publish", type=Path, help="publish a saved --json run")
     args = parser.parse_args(argv)
     if args.publish:
-        data = json.loads(args.publish.read_text())
-        if "rates" not in data:
+        saved: dict[str, Any] = json.loads(args.publish.read_text())
+        if "rates" not in saved:
             parser.error(f"{args.publish} is not a run saved by chunk_plans.py --json")
-        return emit(data, args.name)
+        return emit(saved, args.name)
     py38 = python38()
     if py38 is None:
         parser.error("no Python 3.8 interpreter: set UNISIM_PY38 (or make .venv38/.installed)")
@@ -146,8 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         str(k) for k in (2, 8) if k <= cpus))).split(",")]
     model = run_defaults(args)
     data: dict[str, Any] = {
-        "command": "python -m benchmarks.split.chunk_plans " + shlex.join(
-            sys.argv[1:] if argv is None else argv),
+        "command": invocation(argv),
         "machine": {"cpus": cpus, "machine": platform.machine(),
                     "python": platform.python_version(), "mujoco": mujoco.__version__,
                     "py38": py38, "model": Path(model).name, "load": list(os.getloadavg()),

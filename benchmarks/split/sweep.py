@@ -31,11 +31,11 @@ import inspect
 import json
 import os
 import platform
-import shlex
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,7 @@ from benchmarks.measure import interleaved, paired_ratio
 from benchmarks.py38.runner import InProcessMujoco, WorkerStepper, timed_rate
 from benchmarks.split.sweep_report import GANG38, LOOP38, POOL38, REF, STEPPER38, block, plot
 from benchmarks.systems import Concurrent, Remote, RemoteRunner, System, python38
-from tools.figures.doc_figures import ROOT, publish
+from tools.figures.doc_figures import ROOT, invocation, publish
 from unisim import split
 from unisim.process import BOOTSTRAP
 
@@ -67,7 +67,8 @@ class Local:
     """A stepping callable of this process."""
 
     def __init__(self, sim: Any, num_envs: int) -> None:
-        self.sim, self.num_envs, self.worker_pids = sim, num_envs, []
+        self.sim, self.num_envs = sim, num_envs
+        self.worker_pids: list[int] = []
 
     def measure(self, budget: float) -> float:
         return timed_rate(self.sim.step, self.num_envs, budget)[0]
@@ -236,9 +237,10 @@ def engine_memory(num_envs: int, py38: str | None, engines: list[str]) -> dict[s
 def latency(quick: bool, py38: str | None) -> dict[str, Any]:
     """The suite's round trips (raw pipe floor, pipe path, doorbell), this run."""
     from benchmarks.throughput import suite
+    from benchmarks.throughput.lineup import HOST
 
     results: dict[str, Any] = {}
-    interpreters = {suite.HOST: sys.executable, **({"3.8": py38} if py38 else {})}
+    interpreters = {HOST: sys.executable, **({"3.8": py38} if py38 else {})}
     suite.latency(suite.Settings(quick), interpreters, results)
     return dict(results["latency"])
 
@@ -262,17 +264,16 @@ def main(argv: list[str] | None = None) -> int:
                         "before, whose profile is shown beside")
     args = parser.parse_args(argv)
     if args.publish:
-        data = json.loads(args.publish.read_text())
+        saved: dict[str, Any] = json.loads(args.publish.read_text())
         before = json.loads(args.before.read_text()) if args.before else None
-        return emit(data, before, args)
+        return emit(saved, before, args)
     args.sizes = [int(n) for n in (args.sizes or ("64,256" if args.quick
                                                   else "256,1024,4096")).split(",")]
     model = run_defaults(args)
     py38 = python38()
     started = time.perf_counter()
     data: dict[str, Any] = {
-        "command": "python -m benchmarks.split.sweep " + shlex.join(sys.argv[1:] if argv is None
-                                                             else argv),
+        "command": invocation(argv),
         "machine": {"cpus": split.cores(), "machine": platform.machine(),
                     "python": platform.python_version(), "numpy": np.__version__,
                     "mujoco": mujoco.__version__, "py38": py38,
@@ -284,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"sweep: {data['machine']}", flush=True)
     with tempfile.TemporaryDirectory(prefix="unisim-sweep-") as folder:
         start = settled(model, Path(folder))
-        sections = {
+        sections: dict[str, Callable[[], dict[str, Any]]] = {
             "latency": lambda: latency(args.quick, py38),
             "sweep": lambda: sweep(start, args, py38),
             "memory": lambda: engine_memory(1024 if not args.quick else 64, py38,
