@@ -1,8 +1,8 @@
 """Round-trip latency of two git revisions of unisim, interleaved in one run.
 
-    .venv/bin/python -m benchmarks.latency.compare_revisions BEFORE [AFTER] [--blocks 11]
-                                        [--steps 2000] [--model cartpole] [--num-envs 1]
-                                        [--python PYTHON] [--unpinned]
+    python -m benchmarks.latency.compare_revisions BEFORE [AFTER] [--blocks 11] [--steps 2000]
+                                                   [--model cartpole] [--num-envs 1]
+                                                   [--python PYTHON] [--unpinned]
 
 Each revision is exported (``git archive``) into a temporary folder laid out as the
 installed package (``unisim/``, ``unisim/protocol``, ``unisim/worker``) and served by a

@@ -1,8 +1,8 @@
 """Where a step's time goes, on both sides: pyinstrument over many steps.
 
-    .venv/bin/python -m benchmarks.latency.profile_step [--num-envs 1] [--model cartpole]
-                                                    [--worker-envs 4096] [--worker-model ant.xml]
-                                                    [--name step-profile]
+    python -m benchmarks.latency.profile_step [--num-envs 1] [--model cartpole]
+                                              [--worker-envs 4096] [--worker-model ant.xml]
+                                              [--name step-profile]
 
 The host's side: ``Backend.step`` on the pipe path (``doorbell=False``) and on the doorbell,
 one after the other. On the trivial model (one cartpole) the worker's physics is a few
