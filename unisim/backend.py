@@ -12,32 +12,28 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-import unisim.protocol as protocol
-
 from . import models, split
 from .arrays import checked_values, env_rows
-from .backend_physics import PhysicsMethods
+from .backend_physics import PhysicsControl
 from .capture import ImageSlot
 from .errors import BackendDead, SetupError
 from .interpreter import resolve_worker
 from .layout import Layout, merged_report
 from .lifecycle import Workers
-from .physics_draws import PhysicsDraws
 from .physics_randomization import PhysicsRandomization
 from .planes import DataPlane
 from .planes import create as create_plane
-from .pool import WorkerPool
-from .protocol import schemas
+from .pool import RowRequests, WorkerPool
+from .protocol import Command, schemas
+from .protocol import doorbell as bell
 from .sim_warnings import WarningMonitor, check_policy
 from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
 
-Command = protocol.Command
-bell = protocol.doorbell
 SETUP_TIMEOUT = 60.0
 
 
-class Backend(PhysicsMethods):
+class Backend:
     """``num_envs`` simulations of one scene, run by an engine in worker processes.
 
     State lives in shared memory: ``qpos``, ``qvel`` and ``ctrl`` are numpy views of shape
@@ -97,7 +93,7 @@ class Backend(PhysicsMethods):
         if model is not None:
             self._spec["model"] = models.resolve(model)
         self.randomization = randomization
-        self._physics: PhysicsDraws | None = None
+        self._physics: PhysicsControl | None = None
         if randomization is not None:
             self._spec["physics"] = randomization.to_wire()
         self._spec.update(self._plane.init_fields())
@@ -135,13 +131,10 @@ class Backend(PhysicsMethods):
         if workers.arena is None:
             self.layout = layout
             workers.arena = self._plane.allocate(layout, self.num_envs, lines=len(pool.members))
-            views = self._plane.views
-            self._ctrl, self._qpos, self._qvel = views["ctrl"], views["qpos"], views["qvel"]
-            self._reset_mask = views["reset_mask"]
-            self._monitor = WarningMonitor(policy=self.nan_policy,
-                                           flags=views.get("warnings"),
-                                           names=replies[0].get("report", {}).get("warnings", ()),
-                                           num_envs=self.num_envs)
+            self._reset_mask = self._plane.views["reset_mask"]
+            names = replies[0].get("report", {}).get("warnings", ())
+            self._monitor = WarningMonitor(self.nan_policy, self._plane.views.get("warnings"),
+                                           names, self.num_envs)
         elif layout != self.layout:
             raise SetupError("the restarted workers report a different layout",
                              hint="the model or the worker's engine changed on disk")
@@ -150,23 +143,23 @@ class Backend(PhysicsMethods):
         workers.attach(lambda m: self._plane.attach_payload(arena, m.rows, line[id(m)]),
                        self.timeout)
         self._plane.attached()
-        self._stepping: Stepping = (
-            DoorbellStepping(pool, arena.doorbells, spare_core=chosen.spare_core())
-            if self._doorbell and bell.AVAILABLE else PipeStepping(pool))
+        self._rows = RowRequests(pool, self._owners, self._reset_mask, self._plane.ordering())
         if self.randomization is not None:  # first start: draw; restart: the same values
             if self._physics is None:
-                self._physics = PhysicsDraws(self.randomization, self._plane.views,
-                                             self.num_envs)
-                self._physics.draw(np.arange(self.num_envs))
-            self._physics_call(np.arange(self.num_envs), {"parameters": True})
+                self._physics = PhysicsControl(self.randomization, self._plane.views,
+                                               self.num_envs)
+            self._physics.start(self._rows, self.timeout)
+        fill = workers.fill_queue if self._shared else None
+        self._stepping: Stepping = (
+            DoorbellStepping(pool, self._plane, self._monitor, fill, self._physics,
+                             lines=arena.doorbells, spare_core=chosen.spare_core())
+            if self._doorbell and bell.AVAILABLE
+            else PipeStepping(pool, self._plane, self._monitor, fill, self._physics))
 
     def _spawn(self) -> tuple[WorkerPool, split.Split]:
-        """Start the workers of the split, choosing it first from the first worker's HELLO;
-        the pool and the split.
-
-        An explicit ``workers=`` starts every worker at once; otherwise one worker starts,
-        says what its engine can do, and the rest (if the split wants more) follow.
-        """
+        """Start the workers of the split (the pool, and the split). An explicit ``workers=``
+        starts every worker at once; otherwise one worker starts, says what its engine can
+        do (DESCRIBE), the split is chosen from that, and the rest, if any, follow."""
         workers, threads = self._asked
         count = self.split.workers if self.split else workers or 1
         self.worker_info = self._resources.spawn(
@@ -195,10 +188,8 @@ class Backend(PhysicsMethods):
         return self._pool.members[:1] if self._shared else self._pool.members
 
     def restart(self) -> None:
-        """Replace the workers (dead or alive) by fresh ones over the same slots.
-
-        Views and tensors taken earlier stay valid; every env is back at its initial state.
-        """
+        """Replace the workers (dead or alive) by fresh ones over the same slots: views and
+        tensors taken earlier stay valid; every env is back at its initial state."""
         with self._lock:
             if self._closed:
                 raise BackendDead("the backend is closed")
@@ -224,17 +215,17 @@ class Backend(PhysicsMethods):
     @property
     def ctrl(self) -> Any:  # numpy (data_plane="shm") or a torch CUDA tensor ("cuda")
         self._check_open()
-        return self._ctrl
+        return self._plane.views["ctrl"]
 
     @property
     def qpos(self) -> Any:  # numpy (data_plane="shm") or a torch CUDA tensor ("cuda")
         self._check_open()
-        return self._qpos
+        return self._plane.views["qpos"]
 
     @property
     def qvel(self) -> Any:  # numpy (data_plane="shm") or a torch CUDA tensor ("cuda")
         self._check_open()
-        return self._qvel
+        return self._plane.views["qvel"]
 
     @property
     def warnings(self) -> Any:
@@ -276,19 +267,7 @@ class Backend(PhysicsMethods):
         with self._lock:
             if self._closed:
                 raise BackendDead("the backend is closed")
-            self._stepping.settle()  # raises if a worker is dead
-            if ctrl is not None:
-                self._plane.write("ctrl", ctrl)
-            self._monitor.check_ctrl(self._ctrl)
-            self._plane.inputs_written()
-            if self._shared:
-                self._resources.fill_queue()
-            self._stepping.step(int(substeps), self.timeout)
-            self._plane.outputs_awaited()
-            if self._physics is not None and self._physics.push_due():
-                self._physics.draw_push(np.arange(self.num_envs))
-                self._physics_call(np.arange(self.num_envs), {"push": True})
-            to_reset = self._monitor.after_step()
+            to_reset = self._stepping.step(ctrl, int(substeps), self.timeout)
         if to_reset is not None:
             self.reset(to_reset)
 
@@ -303,23 +282,43 @@ class Backend(PhysicsMethods):
         with self._lock:
             self._check_open()
             self._stepping.settle()
-            mask = self._reset_mask
-            mask.fill(0)
-            mask[rows] = 1
             if qpos is not None:
                 self._plane.write("qpos", qpos, rows)
             if qvel is not None:
                 self._plane.write("qvel", qvel, rows)
-            physics = self._physics is not None and self._physics.spec.on_reset
-            if physics:
-                self._physics.draw(rows)  # type: ignore[union-attr]
-            members = [m for m in self._owners if mask[m.rows.start:m.rows.stop].any()]
-            if members:
-                self._plane.inputs_written()
-                self._pool.call(Command.RESET, {"qpos": qpos is not None,
-                                                "qvel": qvel is not None, "physics": physics},
-                                self.timeout, members=members)
-                self._plane.outputs_awaited()
+            physics = self._physics is not None and self._physics.redraw(rows)
+            self._rows.call(Command.RESET, schemas.request(
+                "RESET", qpos=qpos is not None, qvel=qvel is not None, physics=physics),
+                rows, self.timeout)
+
+    # -- physics randomisation (backend_physics.py) -------------------------------------
+
+    def randomize(self, env_ids: Any = None) -> None:
+        """Draw new physics parameters for ``env_ids`` (all if None) and apply them now,
+        mid-episode; their state is kept."""
+        with self._lock:
+            self._settled_physics().randomize(env_rows(env_ids, self.num_envs), self.timeout)
+
+    def push(self, env_ids: Any = None, velocity: Any = None) -> None:
+        """Add a velocity to the root of ``env_ids`` (all if None): ``velocity`` per env
+        and push axis, or drawn from the randomization's ``Push``."""
+        with self._lock:
+            self._settled_physics().push(env_rows(env_ids, self.num_envs), velocity,
+                                         self.timeout)
+
+    def physics_parameters(self) -> dict[str, npt.NDArray[np.float64]]:
+        """Each randomised parameter's values in effect, per env, by label (copies):
+        scale factors, added amounts or set values as the parameter says."""
+        with self._lock:
+            return self._settled_physics().draws.parameters()
+
+    def _settled_physics(self) -> PhysicsControl:
+        self._check_open()
+        if self._physics is None:
+            raise ValueError("this backend randomises no physics; pass "
+                             "Backend(randomization=unisim.PhysicsRandomization(...))")
+        self._stepping.settle()
+        return self._physics
 
     def capture(self, env_id: int = 0, camera: str | int | None = None, width: int = 320,
                 height: int = 240) -> npt.NDArray[np.uint8]:
@@ -348,7 +347,7 @@ class Backend(PhysicsMethods):
         self._check_open()
         with self._lock:
             start = time.perf_counter()
-            self._pool.call(Command.PING, {}, self.timeout)
+            self._pool.call(Command.PING, schemas.request("PING"), self.timeout)
             return time.perf_counter() - start
 
     def request(self, command: int, payload: dict[str, Any],
@@ -373,12 +372,9 @@ class Backend(PhysicsMethods):
             return
         with self._lock:
             self._closed = True
-            # Drop our own views first: with none left, the mapping (and its descriptor)
-            # is released now rather than when the last view is garbage-collected.
-            # The pool goes too: a dead worker's error holds frames that hold views; so do
-            # the physics draws, which write their slots.
-            for name in ("_ctrl", "_qpos", "_qvel", "_reset_mask", "_stepping",
-                         "_pool", "_monitor", "_physics"):
+            # Drop what holds views first (the pool too: a dead worker's error holds frames
+            # that hold views), so the mapping and its descriptor go now, not at a gc pass.
+            for name in ("_reset_mask", "_stepping", "_pool", "_rows", "_monitor", "_physics"):
                 self.__dict__.pop(name, None)
             self._finalizer()
             self._images.close()

@@ -1,78 +1,63 @@
-"""The physics-randomisation calls of ``Backend`` (physics_randomization.py, physics_draws.py),
-kept beside it: they use its lock, stepping, pool and plane, declared here for mypy."""
+"""A backend's randomised physics (``physics_randomization.py``): the draws on the host
+(``physics_draws.py``) and the PHYSICS requests that apply them.
+
+A ``Backend`` that randomises holds one for its life, hands it the requests of each start
+of its workers, and calls it with its lock held and its workers settled.
+"""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-import unisim.protocol as protocol
-
-from .arrays import env_rows
+from .errors import StateError
 from .physics_draws import PhysicsDraws
-from .planes import DataPlane
-from .pool import WorkerPool
-from .stepping import Stepping
+from .physics_randomization import PhysicsRandomization
+from .pool import RowRequests
+from .protocol import Command, schemas
 
-Command = protocol.Command
+Rows = npt.NDArray[np.int64]
 
 
-class PhysicsMethods:
-    _lock: threading.Lock
-    _physics: PhysicsDraws | None
-    _stepping: Stepping
-    _pool: WorkerPool
-    _plane: DataPlane
-    _reset_mask: Any
-    num_envs: int
-    timeout: float
-    _check_open: Callable[[], None]
+class PhysicsControl:
+    def __init__(self, spec: PhysicsRandomization, views: dict[str, Any], num_envs: int
+                 ) -> None:
+        """Draw every env's parameters into the ``physics`` slot of ``views``."""
+        self.draws = PhysicsDraws(spec, views, num_envs)
+        self._everyone = np.arange(num_envs)
+        self.draws.draw(self._everyone)
+        self._requests: RowRequests | None = None
 
-    def randomize(self, env_ids: Any = None) -> None:
-        """Draw new physics parameters for ``env_ids`` (all if None) and apply them now,
-        mid-episode; their state is kept."""
-        rows = env_rows(env_ids, self.num_envs)
-        with self._lock:
-            physics = self._require_physics()
-            self._stepping.settle()
-            physics.draw(rows)
-            self._physics_call(rows, {"parameters": True})
+    def start(self, requests: RowRequests, timeout: float) -> None:
+        """Apply every env's parameters to fresh workers, which ``requests`` reach (a start
+        or a restart: the values drawn at the first)."""
+        self._requests = requests
+        self._send(self._everyone, timeout, parameters=True)
 
-    def push(self, env_ids: Any = None, velocity: Any = None) -> None:
-        """Add a velocity to the root of ``env_ids`` (all if None): ``velocity`` per env
-        and push axis, or drawn from the randomization's ``Push``."""
-        rows = env_rows(env_ids, self.num_envs)
-        with self._lock:
-            physics = self._require_physics()
-            self._stepping.settle()
-            physics.draw_push(rows, velocity)
-            self._physics_call(rows, {"push": True})
+    def randomize(self, rows: Rows, timeout: float) -> None:
+        self.draws.draw(rows)
+        self._send(rows, timeout, parameters=True)
 
-    def physics_parameters(self) -> dict[str, npt.NDArray[np.float64]]:
-        """Each randomised parameter's values in effect, per env, by label (copies):
-        scale factors, added amounts or set values as the parameter says."""
-        with self._lock:
-            return self._require_physics().parameters()
+    def push(self, rows: Rows, velocity: Any, timeout: float) -> None:
+        self.draws.draw_push(rows, velocity)
+        self._send(rows, timeout, push=True)
 
-    def _require_physics(self) -> PhysicsDraws:
-        self._check_open()
-        if self._physics is None:
-            raise ValueError("this backend randomises no physics; pass "
-                             "Backend(randomization=unisim.PhysicsRandomization(...))")
-        return self._physics
+    def push_if_due(self, timeout: float) -> None:
+        """After every step: push every env when the spec's interval has elapsed."""
+        if self.draws.push_due():
+            self.push(self._everyone, None, timeout)
 
-    def _physics_call(self, rows: npt.NDArray[np.int64], payload: dict[str, bool]) -> None:
-        """PHYSICS for ``rows`` to the workers that hold any of them (lock held)."""
-        mask = self._reset_mask
-        mask[:] = 0
-        mask[rows] = 1
-        members = [m for m in self._pool.members if mask[m.rows.start:m.rows.stop].any()]
-        if members:
-            self._plane.inputs_written()
-            self._pool.call(Command.PHYSICS, payload, self.timeout, members=members)
-            self._plane.outputs_awaited()
+    def redraw(self, rows: Rows) -> bool:
+        """Before ``rows`` are reset: draw them new parameters if the spec says so; whether
+        it did (the RESET then has the workers apply them)."""
+        if self.draws.spec.on_reset:
+            self.draws.draw(rows)
+        return self.draws.spec.on_reset
 
+    def _send(self, rows: Rows, timeout: float, **fields: bool) -> None:
+        if self._requests is None:
+            raise StateError("PhysicsControl.start() comes first")
+        self._requests.call(Command.PHYSICS, schemas.request("PHYSICS", **fields), rows,
+                            timeout)

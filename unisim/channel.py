@@ -9,12 +9,12 @@ request.
 
 from __future__ import annotations
 
+import itertools
 import select
 from collections.abc import Callable
 from typing import Any
 
-import unisim.protocol as protocol
-
+from . import protocol
 from .errors import (
     BackendDead,
     ProtocolError,
@@ -24,9 +24,9 @@ from .errors import (
     WorkerTimeout,
 )
 from .process import WorkerProcess
+from .protocol import Kind, schemas
 from .watchdog import Watchdog
 
-Kind, Command = protocol.Kind, protocol.Command
 Progress = Callable[[dict[str, Any]], None]
 Message = tuple[int, int, int | None, dict[str, Any]]  # kind, request id, command, payload
 
@@ -40,8 +40,11 @@ class Channel:
         watched.register(process.stdout_fd, select.POLLIN)
         self._watchdog = Watchdog(process.kill, f"unisim-watchdog-{process.pid}",
                                   answered=lambda: bool(watched.poll(0)))
-        self._next_id = 1
-        self._pending: tuple[int, int, float] | None = None  # sent, reply not yet read
+        # Request ids: requests rung outside the pipe (the doorbell's STEP) take theirs with
+        # next(ids) too, so a frame for either is matched to the right request.
+        self.ids = itertools.count(1)
+        # (request id, command, timeout) of the request sent whose reply is not read yet
+        self.pending: tuple[int, int, float] | None = None
         self.dead: BaseException | None = None
 
     def hello(self, timeout: float) -> dict[str, Any]:
@@ -63,22 +66,16 @@ class Channel:
         """Send a request and return its id; its deadline starts now. ``wait`` collects
         the reply."""
         self.settle()
-        request_id = self.reserve_id()
+        request_id = next(self.ids)
         self._send(protocol.pack(Kind.REQUEST, request_id, command, payload), timeout)
-        self._pending = (request_id, command, timeout)
+        self.pending = (request_id, command, timeout)
         return request_id
 
     def settle(self) -> None:
         """Collect the reply of a request whose wait was interrupted (e.g. by Ctrl-C)."""
-        if self.dead is not None or self._pending is not None:  # one test on every step
+        if self.dead is not None or self.pending is not None:
             self._check_alive()
             self.wait()
-
-    def reserve_id(self) -> int:
-        """A fresh request id (requests sent outside the pipe number from the same space)."""
-        request_id = self._next_id
-        self._next_id += 1
-        return request_id
 
     def collect(self, request_id: int, command: int, timeout: float) -> dict[str, Any]:
         """Read the pipe frames answering ``request_id``, a request sent outside the pipe."""
@@ -92,9 +89,9 @@ class Channel:
 
     def wait(self, on_progress: Progress | None = None) -> dict[str, Any]:
         """The reply payload of the request in flight."""
-        if self._pending is None:
+        if self.pending is None:
             raise StateError("wait() with no request in flight: send() first")
-        request_id, command, timeout = self._pending
+        request_id, command, timeout = self.pending
         return self._await(request_id, command, timeout, on_progress)
 
     def _send(self, frame: bytes, timeout: float) -> None:
@@ -120,13 +117,17 @@ class Channel:
                 if on_progress is not None:
                     on_progress(payload)
                 continue
-            self._pending = None
+            self.pending = None
             if kind == Kind.REPLY:
                 return payload
             if kind == Kind.ERROR:
-                error = RemoteError(name, str(payload.get("type")), str(payload.get("message")),
-                                    str(payload.get("traceback", "")),
-                                    bool(payload.get("faulted")))
+                try:
+                    fields = schemas.read("ERROR", payload)
+                except schemas.SchemaError as exc:
+                    raise self._fail(ProtocolError(
+                        f"malformed ERROR frame from the worker during {name}: {exc}")) from None
+                error = RemoteError(name, fields["type"], fields["message"], fields["traceback"],
+                                    fields["faulted"])
                 if error.faulted:
                     raise self._fail(error)
                 raise error

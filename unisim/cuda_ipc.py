@@ -16,7 +16,7 @@ writes it with numpy and the worker reads it on the CPU.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -211,10 +211,15 @@ class CudaPlane:
             raise StateError("the CUDA plane has no device arena: allocate() comes first")
         return self._arena
 
+    def ordering(self) -> tuple[tuple[Callable[[], None]], tuple[Callable[[], None]]]:
+        return (self.inputs_written,), (self.outputs_awaited,)
+
     def inputs_written(self) -> None:
+        """The host's writes so far, before the worker's next read (``ctrl_ready``)."""
         self._device().record_inputs(self._stream())
 
     def outputs_awaited(self) -> None:
+        """The worker's writes, before the host's next read (``state_ready``)."""
         self._device().await_outputs(self._stream())
 
     def close(self) -> None:

@@ -7,6 +7,7 @@ hands out torch CUDA tensors. The backend talks to either through the same few c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
@@ -17,6 +18,7 @@ from .protocol import schemas
 from .slots import Arena
 
 PLANES = ("shm", "cuda")
+Hooks = tuple[Callable[[], None], ...]
 
 
 class DataPlane(Protocol):
@@ -49,11 +51,10 @@ class DataPlane(Protocol):
     def write(self, name: str, value: Any, rows: Any = None) -> None:
         """Copy ``value`` into slot ``name``, or into its ``rows``."""
 
-    def inputs_written(self) -> None:
-        """Called before a request whose worker reads what the host wrote."""
-
-    def outputs_awaited(self) -> None:
-        """Called after that request's reply, before the host reads what the worker wrote."""
+    def ordering(self) -> tuple[Hooks, Hooks]:
+        """What to call before a request whose worker reads what the host wrote, and after
+        its reply, before the host reads what the worker wrote (nothing, for host memory:
+        the request and its reply order it)."""
 
     def close(self) -> None:
         """Release what the plane holds beyond the host arena (views stay safe to read)."""
@@ -120,11 +121,8 @@ class HostPlane:
             raise ValueError(f"{name} must broadcast to shape {target.shape} with a float dtype, "
                              f"got {np.shape(source)}: {exc}") from None
 
-    def inputs_written(self) -> None:
-        """Shared memory needs no ordering beyond the request itself."""
-
-    def outputs_awaited(self) -> None:
-        """The worker wrote before it replied."""
+    def ordering(self) -> tuple[Hooks, Hooks]:
+        return (), ()
 
     def close(self) -> None:
         """The host arena is all there is, and the backend's ``Workers`` closes it."""

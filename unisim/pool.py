@@ -12,13 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import unisim.protocol as protocol
+import numpy as np
+import numpy.typing as npt
 
 from .channel import Channel, Progress
 from .errors import BackendDead, RemoteError, UnisimError
+from .planes import Hooks
 from .process import WorkerProcess
 
-Command = protocol.Command
 HOST_SPIN = 50e-6  # seconds the host spins for a reply before it sleeps
 
 
@@ -162,3 +163,29 @@ class WorkerPool:
     @property
     def pids(self) -> list[int]:
         return [m.process.pid for m in self.members]
+
+
+class RowRequests:
+    """Requests that act on some rows (RESET, PHYSICS): the rows are flagged in the
+    ``reset_mask`` slot, and only the workers that answer for any of them are asked."""
+
+    def __init__(self, pool: WorkerPool, owners: Sequence[Member], mask: npt.NDArray[Any],
+                 ordering: tuple[Hooks, Hooks]) -> None:
+        """``owners``: the members that answer for rows (of workers that share rows, the
+        first); ``ordering``: the plane's calls around a request (``DataPlane.ordering``)."""
+        self.pool, self.owners, self.mask = pool, owners, mask
+        self.inputs, self.outputs = ordering
+
+    def call(self, command: int, payload: dict[str, Any], rows: npt.NDArray[np.int64],
+             timeout: float) -> None:
+        """``command`` for ``rows`` (the host's writes for them done, the workers settled)."""
+        mask = self.mask
+        mask.fill(0)
+        mask[rows] = 1
+        members = [m for m in self.owners if mask[m.rows.start:m.rows.stop].any()]
+        if members:
+            for call in self.inputs:
+                call()
+            self.pool.call(command, payload, timeout, members=members)
+            for call in self.outputs:
+                call()

@@ -50,29 +50,33 @@ def env_list(ids: npt.NDArray[Any]) -> str:
 
 
 class WarningMonitor:
-    """One backend's policy, flags view and warning names, fixed at construction."""
+    """One backend's policy, flags view and warning names, fixed at construction.
+
+    A step reads ``clean`` and ``ctrl_check`` itself (``stepping.Stepping``) and calls in here
+    only when there is something to do."""
 
     def __init__(self, policy: str, flags: npt.NDArray[np.uint8] | None,
                  names: list[str] | tuple[str, ...], num_envs: int) -> None:
         self.policy = check_policy(policy)
         self.names = tuple(names)
         # The flags' bytes after a step without warnings (None: the engine reports none).
-        # A bytes comparison beats np.count_nonzero at every N (benchmarks/warnings_cost.py).
-        self._clean: bytes | None = None
+        # A bytes comparison beats np.count_nonzero at every N
+        # (benchmarks/latency/warnings_cost.py).
+        self.clean: bytes | None = None
         if flags is None:  # a read-only row of zeros
             flags = np.zeros(num_envs, np.uint8)
             flags.flags.writeable = False
         else:
-            self._clean = bytes(flags.nbytes)
+            self.clean = bytes(flags.nbytes)
         self.flags = flags
         numerical = [1 << k for k, name in enumerate(self.names) if name in NUMERICAL]
         self._numerical = np.uint8(sum(numerical))
         self._last: tuple[float, str] = (0.0, "")
+        # What checks a step's ctrl before it is sent: only "raise" checks on the host.
+        self.ctrl_check = self.refuse_nonfinite if self.policy == "raise" else None
 
-    def check_ctrl(self, ctrl: Any) -> None:
-        """Under ``"raise"``: a ``ValueError`` naming the envs whose ctrl is not finite."""
-        if self.policy != "raise":
-            return
+    def refuse_nonfinite(self, ctrl: Any) -> None:
+        """A ``ValueError`` naming the envs whose ctrl is not finite (``"raise"``)."""
         finite = np.isfinite(ctrl) if isinstance(ctrl, np.ndarray) else _torch_finite(ctrl)
         if finite.all():
             return
@@ -82,7 +86,7 @@ class WarningMonitor:
 
     def after_step(self) -> npt.NDArray[np.int64] | None:
         """Log the flagged envs; return those to reset under ``"reset"`` (else None)."""
-        if self._clean is None or self.flags.tobytes() == self._clean:
+        if self.clean is None or self.flags.tobytes() == self.clean:
             return None
         flagged = np.flatnonzero(self.flags)
         self._log(flagged)

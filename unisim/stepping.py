@@ -1,71 +1,151 @@
-"""How a STEP reaches the workers: pipe frames, or the shared-memory doorbell.
+"""A backend's step, bound when the backend starts: ``Backend.step`` is one call into here.
 
-Chosen once, when the backend starts (the worker switches with it, on DOORBELL); both
-send to every worker before waiting for any, and both report a failure on the step
-where it happens. Arguments arrive validated (``Backend.step``).
+The step object holds what a step touches (the ctrl slot and the plane's write, the nan
+policy's check, the warnings slot, the workers' channels; a device plane's ordering, the
+shared rows' queue, the physics pushes) and does the whole step: finish a request an
+interrupt left in flight, write and check ctrl, send STEP to every worker before waiting
+for any, collect the replies, check the warnings. Its strategy, pipe frames or the
+shared-memory doorbell, is chosen once per start (the worker switches with it, on
+DOORBELL); both report a failure on the step where it happens. Arguments arrive validated
+(``Backend.step``).
+
+On the common path (host memory, a numpy ctrl, nothing left in flight, nothing flagged) a
+doorbell step runs in this module and ``protocol/doorbell.py`` alone
+(tests/test_step_path.py counts it). The rare paths call out: a request to finish or a dead
+worker (``pool``, ``channel``), frames on the pipe, a ctrl numpy cannot copy as it is (the
+plane's ``write``), the ``"raise"`` check and flagged warnings (``sim_warnings``), a device
+plane's ordering, shared rows, physics pushes.
 """
 
 from __future__ import annotations
 
+import abc
+import functools
 import time
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
-import unisim.protocol as protocol
+import numpy as np
+import numpy.typing as npt
 
+from .backend_physics import PhysicsControl
 from .errors import UnisimError
+from .planes import DataPlane
 from .pool import HOST_SPIN, Member, WorkerPool
+from .protocol import Command, schemas
+from .protocol import doorbell as bell
+from .sim_warnings import WarningMonitor
 
-bell = protocol.doorbell
-Command = protocol.Command
 CMD_STEP, REPLY, STATUS, STATUS_OK = bell.CMD_STEP, bell.REPLY, bell.STATUS, bell.STATUS_OK
-SLICE = 0.02  # seconds between liveness and deadline checks while sleeping
+# Seconds between checks that the worker lives and its deadline holds, while the host sleeps
+# on a doorbell reply.
+WORKER_CHECK_EVERY = 0.02
+Hook = Callable[[], None]
 
 
-class Stepping(Protocol):
+class Stepping(abc.ABC):
+    """What both strategies share: the step around the exchange with the workers."""
+
+    def __init__(self, pool: WorkerPool, plane: DataPlane, monitor: WarningMonitor,
+                 fill_queue: Hook | None = None, physics: PhysicsControl | None = None,
+                 ) -> None:
+        """``fill_queue``: queues the chunks of a STEP, for workers that share rows;
+        ``physics``: pushes the envs after the steps its spec says."""
+        self.pool = pool
+        self._channels = [member.channel for member in pool.members]
+        ctrl = plane.views["ctrl"]
+        self._ctrl = ctrl  # the slot, for the nan policy's check
+        self._host_ctrl = ctrl if isinstance(ctrl, np.ndarray) else None  # numpy copies into it
+        self._write = functools.partial(plane.write, "ctrl")
+        self._check = monitor.ctrl_check
+        self._flags, self._clean, self._warned = monitor.flags, monitor.clean, monitor.after_step
+        inputs, self._outputs = plane.ordering()  # a device plane's events
+        self._inputs = inputs if fill_queue is None else (*inputs, fill_queue)
+        self._physics = physics
+        self._inflight: list[int] = []  # ids rung outside the pipe, not all replies read
+
+    def step(self, ctrl: Any, substeps: int, timeout: float) -> npt.NDArray[np.int64] | None:
+        """Write ``ctrl`` (unless None) and step every worker ``substeps`` times; the envs
+        that the nan policy resets, if any (the backend resets them)."""
+        if self._inflight:
+            self.settle()
+        else:
+            for channel in self._channels:
+                if channel.dead is not None or channel.pending is not None:
+                    self.settle()
+                    break
+        if ctrl is not None:
+            target = self._host_ctrl
+            if target is None:
+                self._write(ctrl)
+            else:
+                try:
+                    np.copyto(target, ctrl, casting="same_kind")
+                except (TypeError, ValueError, RuntimeError):  # a GPU tensor, a wrong shape
+                    self._write(ctrl)  # converts it, or says what shape and dtype it needs
+        if self._check is not None:
+            self._check(self._ctrl)
+        for call in self._inputs:
+            call()
+        self._exchange(substeps, timeout)
+        for call in self._outputs:
+            call()
+        if self._physics is not None:
+            self._physics.push_if_due(timeout)
+        if self._clean is not None and self._flags.tobytes() != self._clean:
+            return self._warned()
+        return None
+
     def settle(self) -> None:
         """Wait for any request a KeyboardInterrupt left in flight, before touching slots;
-        raise if a worker is dead (``step`` comes right after it and does not check again)."""
-
-    def step(self, substeps: int, timeout: float) -> None: ...
-
-
-class PipeStepping:
-    """A STEP frame to each worker, then each reply frame."""
-
-    def __init__(self, pool: WorkerPool) -> None:
-        self.pool = pool
-
-    def settle(self) -> None:
+        raise if a worker is dead."""
         self.pool.settle()
 
-    def step(self, substeps: int, timeout: float) -> None:
-        payload: dict[str, Any] = {} if substeps == 1 else {"substeps": substeps}
+    @abc.abstractmethod
+    def _exchange(self, substeps: int, timeout: float) -> None:
+        """STEP to every worker, then every reply."""
+
+
+class PipeStepping(Stepping):
+    """A STEP frame to each worker, then each reply frame."""
+
+    def __init__(self, pool: WorkerPool, plane: DataPlane, monitor: WarningMonitor,
+                 fill_queue: Hook | None = None, physics: PhysicsControl | None = None,
+                 ) -> None:
+        super().__init__(pool, plane, monitor, fill_queue, physics)
+        self._payloads: dict[int, dict[str, Any]] = {}  # STEP's, per substeps value
+
+    def _exchange(self, substeps: int, timeout: float) -> None:
+        payload = self._payloads.get(substeps)
+        if payload is None:
+            payload = self._payloads[substeps] = schemas.request("STEP", substeps=substeps)
         self.pool.call(Command.STEP, payload, timeout)
 
 
-class DoorbellStepping:
+class DoorbellStepping(Stepping):
     """Sequence counters in each worker's arena line; no syscall when both sides spin.
 
     Its step path is flat on purpose: at N=1 a step takes a few microseconds, and each call
-    layer on that path costs a tenth of one or more (``benchmarks/latency.py``).
+    layer on that path costs a tenth of one or more (``benchmarks/latency/round_trips.py``).
     """
 
-    def __init__(self, pool: WorkerPool, lines: list[Any], spare_core: bool) -> None:
-        """``spare_core``: whether a core is left over when the workers' threads step. If
-        not, neither side dozes and spins through the other's long turn
-        (``doorbell.Forecast``): the host would take a core from the workers' threads as
-        they finish a step, and a worker one from the host's (a policy's) as it works out
-        the next ctrl."""
-        self.pool = pool
+    def __init__(self, pool: WorkerPool, plane: DataPlane, monitor: WarningMonitor,
+                 fill_queue: Hook | None = None, physics: PhysicsControl | None = None, *,
+                 lines: list[Any], spare_core: bool) -> None:
+        """``lines``: the workers' doorbell lines, in the pool's order. ``spare_core``:
+        whether a core is left over when the workers' threads step. If not, neither side
+        dozes and spins through the other's long turn (``doorbell.Forecast``): the host
+        would take a core from the workers' threads as they finish a step, and a worker one
+        from the host's (a policy's) as it works out the next ctrl."""
+        super().__init__(pool, plane, monitor, fill_queue, physics)
         self.lines = [bell.Line(words) for words in lines]
         for words in lines:
             words[:] = 0  # a restart reuses the lines; request ids start again from 1
-        pool.call(Command.DOORBELL, {"spare_core": spare_core}, 10.0)  # the worker's own spin
+        pool.call(Command.DOORBELL, schemas.request("DOORBELL", spare_core=spare_core), 10.0)
         # The workers now wait on their lines, not the pipe.
         pool.signal = LineSignal(pool.members, self.lines)
-        self._ends = [(member, member.channel, line, line.words)
+        self._ends = [(member, member.channel.ids, line, line.words)
                       for member, line in zip(pool.members, self.lines, strict=True)]
-        self._inflight: list[int] = []  # request ids sent, not all replies seen
         self._forecast = bell.Forecast(HOST_SPIN, spare_core)  # when the replies are due
         self._sent = 0.0  # time.perf_counter() when the last STEP was rung
         self._waited = 0.0  # how long its replies took
@@ -76,11 +156,11 @@ class DoorbellStepping:
         if self._inflight:
             self._collect()
 
-    def step(self, substeps: int, timeout: float) -> None:
+    def _exchange(self, substeps: int, timeout: float) -> None:
         ids: list[int] = []
         self._inflight = ids
-        for _, channel, line, _ in self._ends:  # alive: settled
-            request_id = channel.reserve_id()
+        for _, numbers, line, _ in self._ends:  # alive: settled
+            request_id = next(numbers)
             line.ring(request_id, CMD_STEP, substeps)
             ids.append(request_id)
         self._timeout = timeout
@@ -98,7 +178,7 @@ class DoorbellStepping:
         failure: UnisimError | None = None
         doze, spin = self._forecast.plan
         inflight = self._inflight  # paired by index: zip(strict=True) costs 0.17 us on 3.11
-        for k, (member, channel, line, words) in enumerate(self._ends):
+        for k, (member, _, line, words) in enumerate(self._ends):
             request_id = inflight[k]
             try:
                 value = words[REPLY]
@@ -108,7 +188,7 @@ class DoorbellStepping:
                 read = value != request_id and self._sleep_until(member, line, request_id,
                                                                  value, doze, spin)
                 if words[STATUS] != STATUS_OK and not read:  # frames on the pipe
-                    channel.collect(request_id, Command.STEP, self._timeout)
+                    member.channel.collect(request_id, Command.STEP, self._timeout)
             except UnisimError as exc:
                 failure = failure or exc
             doze = 0.0  # the first worker's reply came when due: the others' are due too
@@ -117,8 +197,8 @@ class DoorbellStepping:
             self.pool.after_failure(failure)
             raise failure
 
-    def _sleep_until(self, member: Any, line: Any, request_id: int, value: int, doze: float,
-                     spin: float) -> bool:
+    def _sleep_until(self, member: Member, line: Any, request_id: int, value: int,
+                     doze: float, spin: float) -> bool:
         """The long wait: doze until the forecast, spin, then sleep in slices, checking
         between slices that the worker lives and the deadline has not passed. Whether it
         read the request's frames from the pipe (a worker that reports progress)."""
@@ -126,20 +206,25 @@ class DoorbellStepping:
         deadline = self._sent + timeout
         doze = max(0.0, doze - (time.perf_counter() - self._sent))
         read = False
+        checked = self._sent  # when the worker was last checked on (rung, here)
 
         def between_slices() -> None:
-            nonlocal deadline, read
+            nonlocal deadline, read, checked
+            now = time.perf_counter()
+            if now - checked < WORKER_CHECK_EVERY:  # a doze's end: too soon to check again
+                return
+            checked = now
             if not process.alive():
                 raise channel.died("during STEP", timeout)
             if channel.has_input():  # PROGRESS frames: the answer comes on the pipe too,
                 channel.collect(request_id, Command.STEP, timeout)  # each re-arming it
                 read = True
                 deadline = time.perf_counter() + timeout
-            elif time.perf_counter() > deadline:
+            elif now > deadline:
                 raise channel.died("during STEP", timeout, timed_out=True)
 
         while value != request_id:
-            value = line.await_change(REPLY, value, bell.HOST_WAITING, spin, SLICE,
+            value = line.await_change(REPLY, value, bell.HOST_WAITING, spin, WORKER_CHECK_EVERY,
                                       between_slices, doze)
             doze = 0.0
         return read
