@@ -63,3 +63,21 @@ def test_the_committed_docs_pass_the_check() -> None:
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "figures" / "doc_figures.py"),
                              "--check"], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_invocation_is_the_command_a_user_types(tmp_path: Path) -> None:
+    """A module run with -m (the benchmarks) is recorded as ``python -m NAME``, a script by
+    its path (relative to the repository where it lies inside it), arguments as given."""
+    (tmp_path / "probe").mkdir()
+    (tmp_path / "probe" / "__init__.py").write_text("")
+    (tmp_path / "probe" / "cmd.py").write_text(
+        "from tools.figures.doc_figures import invocation\nprint(invocation())\n")
+    env = {"PYTHONPATH": str(ROOT)}
+
+    def shown(*command: str) -> str:
+        return subprocess.run([sys.executable, *command], cwd=tmp_path, env=env, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    assert shown("-m", "probe.cmd", "--n", "a b") == "python -m probe.cmd --n 'a b'"
+    script = tmp_path / "probe" / "cmd.py"
+    assert shown(str(script), "--quick") == f"python {script} --quick"
