@@ -65,7 +65,19 @@ def import_urdf(path, options):
     if options.collapse_fixed_joints:
         explicit_inertials(tree, compile_mjcf(tree.getroot(), path))
         collapse_fixed_bodies(tree, kept)
+    _sort_children(tree.getroot().find("worldbody"))
     return tree, limits
+
+
+def _sort_children(element):
+    """Child links in name order, depth first: the SDK's body and DOF order (anymal_c's DOFs
+    are LF, LH, RF, RH there, IsaacLab #270, where its URDF says LF, RF, LH, RH; Unitree
+    robots' FL, FR, RL, RR against their URDFs' FR, FL, RR, RL)."""
+    children = element.findall("body")
+    for child in children:
+        element.remove(child)
+        _sort_children(child)
+    element.extend(sorted(children, key=lambda child: child.get("name")))
 
 
 def _parse(path):
