@@ -31,6 +31,7 @@ from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
 
 SETUP_TIMEOUT = 60.0
+PING = schemas.request("PING")
 
 
 class Backend:
@@ -347,7 +348,7 @@ class Backend:
         self._check_open()
         with self._lock:
             start = time.perf_counter()
-            self._pool.call(Command.PING, schemas.request("PING"), self.timeout)
+            self._pool.call(Command.PING, PING, self.timeout)
             return time.perf_counter() - start
 
     def request(self, command: int, payload: dict[str, Any],

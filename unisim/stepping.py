@@ -117,8 +117,12 @@ class PipeStepping(Stepping):
 
     def _exchange(self, substeps: int, timeout: float) -> None:
         payload = self._payloads.get(substeps)
-        if payload is None:
-            payload = self._payloads[substeps] = schemas.request("STEP", substeps=substeps)
+        if payload is None:  # fields at their defaults left out (the worker fills them in):
+            fields = schemas.FIELDS["STEP"]  # the usual STEP is an empty map, packed unwalked
+            payload = {name: value for name, value
+                       in schemas.request("STEP", substeps=substeps).items()
+                       if value != fields[name][1]}
+            self._payloads[substeps] = payload
         self.pool.call(Command.STEP, payload, timeout)
 
 
