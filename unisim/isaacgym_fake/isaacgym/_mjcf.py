@@ -47,6 +47,10 @@ def read_mjcf(path):
         for pair in element.findall("pair"):
             element.remove(pair)
     _drop_unknown_materials(root)
+    for joint in root.iter("joint"):  # <default> classes too
+        # the SDK's MJCF importer leaves a DOF's friction 0 whatever the frictionloss
+        # (xbpeng/MimicKit#25); URDF <dynamics friction> does reach it
+        joint.attrib.pop("frictionloss", None)
     actuators = _actuators(root, path)  # before their section goes, with tendons they use
     _drop(root, ("actuator", "tendon"))
     return tree, actuators
