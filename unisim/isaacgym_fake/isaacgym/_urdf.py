@@ -51,9 +51,8 @@ def import_urdf(path, options):
         if joint.get("dont_collapse", "").lower() == "true" and child is not None:
             kept.add(child.get("link"))
     _prepare(robot, path)
-    spec = mujoco.MjSpec()
     try:
-        spec.from_string(ElementTree.tostring(robot, encoding="unicode"))
+        spec = _spec(ElementTree.tostring(robot, encoding="unicode"))
         spec.compile()
         mjcf = spec.to_xml()
     except ValueError as exc:
@@ -91,6 +90,17 @@ def _parse(path):
         raise ImportFailure("%s is not a URDF file (root element <%s>, not <robot>)"
                             % (path, robot.tag))
     return robot
+
+
+def _spec(text):
+    """``MjSpec.from_string``: a static constructor from MuJoCo 3.3 on (the GPU machine's
+    3.3.7 and 4.x), an instance method that fills the spec on 3.2."""
+    try:
+        return mujoco.MjSpec.from_string(text)
+    except TypeError:
+        spec = mujoco.MjSpec()
+        spec.from_string(text)
+        return spec
 
 
 def _masses_without_inertia(robot):
