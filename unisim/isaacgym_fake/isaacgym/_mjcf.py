@@ -125,6 +125,17 @@ def compile_mjcf(root, path):
         raise ImportFailure("MuJoCo could not compile %s: %s" % (path, exc)) from exc
 
 
+def spec_from_string(text):
+    """``MjSpec.from_string``: a static constructor from MuJoCo 3.3 on (the GPU machine's
+    3.3.7 and 4.x), an instance method that fills the spec on 3.2."""
+    try:
+        return mujoco.MjSpec.from_string(text)
+    except TypeError:
+        spec = mujoco.MjSpec()
+        spec.from_string(text)
+        return spec
+
+
 def finish(tree, path, fix_base_link, disable_gravity):
     """Check the one root body; free it (or fix it); compensate gravity on every body if
     asked (in the tree: MuJoCo counts gravity-compensated bodies when it compiles); make

@@ -16,11 +16,10 @@ then MuJoCo's ``boundmass``/``boundinertia``/``balanceinertia``.
 import os
 import xml.etree.ElementTree as ElementTree
 
-import mujoco
 import numpy as np
 
 from ._collapse import collapse_fixed_bodies, explicit_inertials
-from ._mjcf import ImportFailure, compile_mjcf
+from ._mjcf import ImportFailure, compile_mjcf, spec_from_string
 
 MESH_FORMATS = (".stl", ".obj", ".msh")  # what MuJoCo 3.2 loads
 MIN_MASS, MIN_INERTIA = 1e-6, 1e-9  # floors for links PhysX takes massless
@@ -52,7 +51,7 @@ def import_urdf(path, options):
             kept.add(child.get("link"))
     _prepare(robot, path)
     try:
-        spec = _spec(ElementTree.tostring(robot, encoding="unicode"))
+        spec = spec_from_string(ElementTree.tostring(robot, encoding="unicode"))
         spec.compile()
         mjcf = spec.to_xml()
     except ValueError as exc:
@@ -90,17 +89,6 @@ def _parse(path):
         raise ImportFailure("%s is not a URDF file (root element <%s>, not <robot>)"
                             % (path, robot.tag))
     return robot
-
-
-def _spec(text):
-    """``MjSpec.from_string``: a static constructor from MuJoCo 3.3 on (the GPU machine's
-    3.3.7 and 4.x), an instance method that fills the spec on 3.2."""
-    try:
-        return mujoco.MjSpec.from_string(text)
-    except TypeError:
-        spec = mujoco.MjSpec()
-        spec.from_string(text)
-        return spec
 
 
 def _masses_without_inertia(robot):
