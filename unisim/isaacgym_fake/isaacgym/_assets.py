@@ -15,7 +15,7 @@ from ._mjcf import ImportFailure, compile_mjcf, finish, read_mjcf
 from ._types import DOF_PROPERTIES
 from ._urdf import import_urdf
 
-__all__ = ["DRIVE_PREFIX", "F32_MAX", "AssetData", "ImportFailure", "primitive_asset"]
+__all__ = ["DRIVE_PREFIX", "F32_MAX", "AssetData", "ImportFailure"]
 
 DRIVE_PREFIX = "__fake_drive_"
 F32_MAX = float(np.finfo(np.float32).max)
@@ -26,22 +26,12 @@ DEFAULT_VELOCITY = 64.0  # a DOF's velocity limit when the file gives none (Asse
 class AssetData:
     """An imported asset: its MJCF tree, and what gymapi reports of it."""
 
-    def __init__(self, path, options, tree=None):
-        """The asset in the file at ``path``, or the MJCF ``tree`` built for it (``path``
-        then only names it)."""
+    def __init__(self, path, options):
         self.path = path
         self.fix_base_link = bool(options.fix_base_link)
         self.disable_gravity = bool(options.disable_gravity)
         self.default_drive_mode = int(options.default_dof_drive_mode)
-        # PhysX per-body settings the sim may apply (AssetOptions' docstrings)
-        self.linear_damping = float(options.linear_damping)
-        self.angular_damping = float(options.angular_damping)
-        self.max_linear_velocity = float(options.max_linear_velocity)
-        self.max_angular_velocity = float(options.max_angular_velocity)
-        self.thickness = float(options.thickness)
-        if tree is not None:
-            self.tree, limits, self.actuators = tree, {}, []
-        elif os.path.splitext(path)[1].lower() == ".urdf":
+        if os.path.splitext(path)[1].lower() == ".urdf":
             self.tree, limits = import_urdf(path, options)
             self.actuators = []
         else:
@@ -103,29 +93,3 @@ class AssetData:
     def compile(self):
         """The MjModel of one actor of this asset alone (for what gymapi reports of it)."""
         return compile_mjcf(self.tree.getroot(), self.path)
-
-
-def primitive_asset(kind, dimensions, options):
-    """``create_box(width, height, depth)``, ``create_sphere(radius)`` or
-    ``create_capsule(radius, width)``: one body named ``kind`` with one shape centred on
-    its origin, its mass from ``options.density`` (docstrings: box extents along x, y, z;
-    the capsule along x, ``width`` taken as its cylindrical part, as PhysX's capsule
-    half-height is half of it)."""
-    values = [float(v) for v in dimensions]
-    if any(v <= 0 for v in values):
-        raise ImportFailure("create_%s: dimensions must be positive, got %s" % (kind, values))
-    if kind == "box":
-        shape = {"type": "box", "size": " ".join(repr(v / 2) for v in values)}
-    elif kind == "sphere":
-        shape = {"type": "sphere", "size": repr(values[0])}
-    else:
-        radius, width = values
-        shape = {"type": "capsule", "size": repr(radius),
-                 "fromto": "%r 0 0 %r 0 0" % (-width / 2, width / 2)}
-    shape.update({"name": kind, "density": repr(float(options.density)),
-                  "margin": repr(float(options.thickness))})
-    root = ElementTree.Element("mujoco", {"model": kind})
-    body = ElementTree.SubElement(ElementTree.SubElement(root, "worldbody"), "body",
-                                  {"name": kind})
-    ElementTree.SubElement(body, "geom", shape)
-    return AssetData("create_%s" % kind, options, ElementTree.ElementTree(root))
