@@ -19,6 +19,7 @@ import mujoco
 import numpy as np
 
 from ._errors import FakeError
+from ._mjcf import spec_from_string
 
 # The compiler settings an attached asset carries into the env's model. MjSpec applies
 # the parent spec's (the env's) settings to attached bodies, so the env takes the
@@ -99,8 +100,7 @@ class EnvSim:
         spec = mujoco.MjSpec()
         settings = None
         for k, actor in enumerate(self.actors):
-            child = mujoco.MjSpec()
-            child.from_string(_named_bodies(actor.asset.xml()))
+            child = spec_from_string(_named_bodies(actor.asset.xml()))
             mine = [_setting(child, name) for name in COMPILER if hasattr(child, name)]
             if settings is None:
                 settings = mine
