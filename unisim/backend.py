@@ -288,9 +288,8 @@ class Backend:
             if qvel is not None:
                 self._plane.write("qvel", qvel, rows)
             physics = self._physics is not None and self._physics.redraw(rows)
-            self._rows.call(Command.RESET, schemas.request(
-                "RESET", qpos=qpos is not None, qvel=qvel is not None, physics=physics),
-                rows, self.timeout)
+            self._rows.call("RESET", rows, self.timeout, qpos=qpos is not None,
+                            qvel=qvel is not None, physics=physics)
 
     # -- physics randomisation (backend_physics.py) -------------------------------------
 

@@ -16,7 +16,6 @@ from .errors import StateError
 from .physics_draws import PhysicsDraws
 from .physics_randomization import PhysicsRandomization
 from .pool import RowRequests
-from .protocol import Command, schemas
 
 Rows = npt.NDArray[np.int64]
 
@@ -59,5 +58,4 @@ class PhysicsControl:
     def _send(self, rows: Rows, timeout: float, **fields: bool) -> None:
         if self._requests is None:
             raise StateError("PhysicsControl.start() comes first")
-        self._requests.call(Command.PHYSICS, schemas.request("PHYSICS", **fields), rows,
-                            timeout)
+        self._requests.call("PHYSICS", rows, timeout, **fields)
