@@ -12,7 +12,6 @@ from unisim.channel import Channel
 from unisim.process import WorkerProcess
 from unisim.protocol import Command
 
-
 # Property-based tests: 1,000 examples each in the suite; `make fuzz` (part of `make ci`)
 # runs 10,000 with HYPOTHESIS_PROFILE=thorough.
 settings.register_profile("suite", max_examples=1_000)

@@ -31,7 +31,8 @@ def pipe() -> Iterator[tuple[int, int]]:
 
 
 @pytest.mark.timeout(600)  # `make fuzz`'s 10,000 examples: minutes on a loaded 2-core machine
-@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(kind=kinds, request_id=st.integers(0, 2**32), command=commands,
        payload=st.dictionaries(st.text(max_size=8), values, max_size=5))
 def test_any_message_round_trips_through_a_pipe(pipe: tuple[int, int], kind: int,

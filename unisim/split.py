@@ -18,7 +18,7 @@ from typing import Any
 from .pool import split_rows
 
 # Below this many envs per worker, one more process costs more (a wake-up and a straggler
-# to wait for on every step) than it brings (benchmarks/rows_per_worker.py).
+# to wait for on every step) than it brings (benchmarks/split/rows_per_worker.py).
 MIN_ROWS_PER_WORKER = 8
 
 Capabilities = dict[str, Any]
