@@ -10,6 +10,8 @@ interpreter, its outputs in shared memory (``--sim-device cuda:N``: the GPU pipe
 outputs in CUDA memory) and copied out for the learner, as ``step`` returns them. Both
 stay alive and are measured in turn, round after round; the ratio is the median over rounds
 of bridged / in-process per-step medians. The task is the CI ant (examples/isaacgym_tasks).
+This process runs torch on one thread, as ``unisim.training`` does: a trainer's thread pool
+spinning after each op would take cores from the worker.
 Prints the figures; asserts nothing.
 """
 
@@ -132,6 +134,9 @@ def main() -> None:
     parser.add_argument("--publish", action="store_true",
                         help="write the figures into docs/benchmarks.md (figures:task-bridge)")
     args = parser.parse_args()
+    # As a trainer on this host runs (unisim.training): torch on one thread, so that the
+    # host's thread pool, spinning after an op, takes no core from the worker's.
+    torch.set_num_threads(1)
     base = shutil.which(args.python) if args.python else find_python38()[0] or sys.executable
     if base is None:
         raise SystemExit(f"--python {args.python}: no such interpreter")
