@@ -49,7 +49,8 @@ class BridgedTask(Task):
                  progress: bool = False) -> None:
         self.options: dict[str, Any] = {
             "task": task, "style": style, "cfg": cfg, "registry": registry,
-            "overrides": overrides or {}, "paths": [str(Path(p).resolve()) for p in paths],
+            "overrides": overrides or {},
+            "paths": [str(Path(p).expanduser().resolve()) for p in paths],
             "sim_device": sim_device, "seed": seed}
         gpu = int(sim_device.split(":")[1]) if sim_device.startswith("cuda:") else 0
         self.sim = Backend("task", num_envs=num_envs, python=python, options=self.options,
