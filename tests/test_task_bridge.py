@@ -142,3 +142,17 @@ def test_the_task_command_checks_a_task(isaacgym_fake_python: str,
         cli.main(["task", "check", ANT, "--style", "vec_task"])
     assert exit_info.value.code == 2
     assert "--style vec_task needs --cfg" in capsys.readouterr().err
+
+
+def test_a_legged_gym_task_by_class_and_config(isaacgym_fake_python: str) -> None:
+    kwargs: dict[str, Any] = {"style": "legged_gym", "paths": [EXAMPLES],
+                              "python": isaacgym_fake_python,
+                              "cfg": "isaacgym_tasks.legged.config:QuadrupedFlatCfg"}
+    with BridgedTask("isaacgym_tasks.legged:LeggedRobot", 2,
+                     overrides={"env.episode_length_s": 0.5}, **kwargs) as task:
+        assert task.max_episode_length == 25 and task.step_dt == pytest.approx(0.02)
+        assert task.info["style"] == "legged_gym" and task.num_privileged_observations == 41
+        step = task.step(torch.zeros(2, 8))
+        assert step.observations.shape == (2, 36) and "Episode_Extras/rew_torques" in step.log
+    with pytest.raises(RemoteError, match=r"override 'env\.bogus': the config has no env\.bogus"):
+        BridgedTask("isaacgym_tasks.legged:LeggedRobot", 2, overrides={"env.bogus": 1}, **kwargs)
