@@ -7,8 +7,10 @@ HOST := $(VENV)/bin/python
 # Tools venv of the IsaacGym type gate: mypy 1.16 is the last to accept --python-version 3.8.
 TYPECHECK := .venv-typecheck
 
-# The IsaacGym SDK fake of the test kit: Python 3.8 code, linted as the worker is.
-FAKE38 := unisim/isaacgym_fake
+# Python 3.8 code beyond the worker and the core, linted as the worker is: the IsaacGym SDK
+# fake of the test kit, the IsaacGym tasks the CI trains through the task bridge, a test's task.
+CODE38 := unisim/isaacgym_fake examples/isaacgym_tasks tests/fixtures/bridge_tasks
+comma := ,
 
 .PHONY: demo test fuzz lint ci clean gpu-stage bench bench-quick bench-profile bench-sweep
 
@@ -49,16 +51,16 @@ fuzz: $(VENV)/.installed
 	HYPOTHESIS_PROFILE=thorough $(HOST) -m pytest tests/test_wire_robustness.py
 
 lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
-	$(VENV)/bin/ruff check --extend-exclude unisim/protocol,unisim/worker,$(FAKE38),benchmarks/py38 unisim tests \
+	$(VENV)/bin/ruff check --extend-exclude unisim/protocol,unisim/worker,benchmarks/py38,$(subst $(eval) ,$(comma),$(CODE38)) unisim tests \
 	  benchmarks tools
 	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 unisim/worker unisim/protocol $(BENCH38) \
-	  $(FAKE38)
+	  $(CODE38)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy benchmarks --exclude '^benchmarks/py38/'
 	$(VENV)/bin/vermin -q -t=3.8- --no-tips --eval-annotations --violations unisim/worker unisim/protocol $(BENCH38) \
-	  $(FAKE38)
+	  $(CODE38)
 	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q unisim/worker unisim/protocol \
-	  $(FAKE38) $(BENCH38); fi
+	  $(CODE38) $(BENCH38); fi
 	$(TYPECHECK)/bin/python tools/typecheck/isaacgym_typecheck.py
 
 # What CI runs: lint, the tests (cross-interpreter ones required), then the short soak,
@@ -112,13 +114,14 @@ GPU_STAGE ?= .gpu-run
 GPU_WHEELS := mujoco==4.0.0 mujoco-core==4.0.0 mujoco-studio==4.0.0 mujoco-mjx==3.17.0 \
 	trimesh glfw pyopengl websockets
 gpu-stage: $(VENV)/.installed
-	rm -rf $(GPU_STAGE)/tests $(GPU_STAGE)/benchmarks $(GPU_STAGE)/wheels/unisim_bridge-*
+	rm -rf $(GPU_STAGE)/tests $(GPU_STAGE)/benchmarks $(GPU_STAGE)/tools $(GPU_STAGE)/examples \
+	  $(GPU_STAGE)/wheels/unisim_bridge-*
 	mkdir -p $(GPU_STAGE)/wheels
 	$(HOST) -m pip wheel -q --no-deps -w $(GPU_STAGE)/wheels .
 	$(HOST) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
 	  --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
 	  --platform manylinux1_x86_64 -d $(GPU_STAGE)/wheels $(GPU_WHEELS)
-	cp -r tests benchmarks pyproject.toml tools/gpu/gpu_run.sh $(GPU_STAGE)/
+	cp -r tests benchmarks tools examples pyproject.toml tools/gpu/gpu_run.sh $(GPU_STAGE)/
 	# The EGL/Vulkan loaders a bare GPU machine lacks (the IsaacGym fake's cameras render there).
 	mkdir -p $(GPU_STAGE)/gl /tmp/unisim-apt/partial
 	apt-get -oAPT::Architecture=amd64 -oDir::State::Lists=/tmp/unisim-apt update -qq

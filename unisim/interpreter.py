@@ -51,7 +51,9 @@ def _isaacgym(python: str | Path | None) -> Found:
     return found.python, found.env
 
 
-HOOKS: dict[str, Callable[[str | Path | None], Found]] = {"isaacgym": _isaacgym}
+# A user's IsaacGym task (the task bridge's engine) needs the SDK's interpreter as well.
+HOOKS: dict[str, Callable[[str | Path | None], Found]] = {"isaacgym": _isaacgym,
+                                                          "task": _isaacgym}
 
 
 def resolve_worker(engine: str, python: str | Path | None) -> Found:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU run, in one command on a GPU machine: the tests that need a GPU, then the GPU data
-# plane benchmark. Runs from a folder staged by `make gpu-stage` (wheels/ holding unisim's
-# wheel and MJX's, tests/, benchmarks/, pyproject.toml; gl/ with the EGL loader packages a
+# plane benchmark and the task bridge's on the GPU pipeline. Runs from a folder staged by
+# `make gpu-stage` (wheels/ holding unisim's wheel and MJX's, tests/, benchmarks/, tools/,
+# examples/ (the CI's IsaacGym tasks), pyproject.toml; gl/ with the EGL loader packages a
 # bare machine lacks, for the IsaacGym fake's cameras), with no network: it installs the
 # wheels into this python3 (so the workers it spawns see them too; the IsaacGym tests use
 # that python3, with CUDA torch, as the worker of the SDK fake). Logs go to $OUT, with
@@ -23,8 +24,12 @@ status=0
 # Each phase has a time limit, so that one hang leaves the other's output.
 timeout "${TESTS_LIMIT:-240}" python3 -m pytest -q -p no:cacheprovider -rs --durations=8 \
   --junitxml="$out/gpu-tests.xml" -o junit_logging=system-out tests/test_cuda_ipc.py tests/test_gpu.py tests/test_mjx.py \
-  tests/test_isaacgym_gpu.py 2>&1 | tee "$out/gpu-tests.log" \
+  tests/test_isaacgym_gpu.py tests/test_task_bridge_gpu.py 2>&1 | tee "$out/gpu-tests.log" \
   || status=1
 timeout "${BENCH_LIMIT:-330}" python3 -m benchmarks.gpu.data_plane --json "$out/gpu-benchmark.json" "$@" 2>&1 \
   | tee "$out/gpu-benchmark.log" || status=1
+# The task bridge on the GPU pipeline: the CI ant on the SDK fake, its tensors on CUDA.
+timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --python python3 \
+  --sim-device cuda:0 --sizes 1024 4096 --json "$out/task-bridge-gpu.json" 2>&1 \
+  | tee "$out/task-bridge-gpu.log" || status=1
 exit $status

@@ -11,6 +11,8 @@ field. PROTOCOL.md documents every field (tests/test_protocol_doc.py checks it).
 Python 3.8, stdlib only.
 """
 
+from typing import Any, Dict, Tuple
+
 from .messages import MessageError, is_int
 
 REQUIRED = object()  # a field without a default
@@ -18,7 +20,7 @@ MAP, LIST, NUMBER = dict, list, (int, float)
 NIL = type(None)
 
 # name -> {field: (types, default)}; a request's fields under its command's name.
-FIELDS = {
+FIELDS: Dict[str, Dict[str, Tuple[Any, Any]]] = {
     "HELLO": {"protocol": (int, REQUIRED), "python": (str, REQUIRED), "numpy": (str, REQUIRED),
               "engines": (LIST, REQUIRED), "pid": (int, REQUIRED)},
     "PROGRESS": {"done": (NUMBER, REQUIRED), "total": (NUMBER, REQUIRED), "text": (str, "")},
