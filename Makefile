@@ -50,7 +50,8 @@ test: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
 fuzz: $(VENV)/.installed
 	HYPOTHESIS_PROFILE=thorough $(HOST) -m pytest tests/test_wire_robustness.py
 
-lint: $(VENV)/.installed $(VENV38)/.installed $(TYPECHECK)/.installed
+# The benchmarks are type-checked with their own extra (pyinstrument, gymnasium[mujoco]).
+lint: $(VENV)/.bench $(VENV38)/.installed $(TYPECHECK)/.installed
 	$(VENV)/bin/ruff check --extend-exclude unisim/protocol,unisim/worker,benchmarks/py38,$(subst $(eval) ,$(comma),$(CODE38)) unisim tests \
 	  benchmarks tools
 	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 unisim/worker unisim/protocol $(BENCH38) \
