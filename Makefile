@@ -130,4 +130,4 @@ gpu-stage: $(VENV)/.installed
 	  download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2
 
 clean:
-	rm -rf $(VENV) $(VENV38) $(TYPECHECK) $(ENVPOOL_VENV) .typings build dist *.egg-info
+	rm -rf $(VENV) $(VENV38) $(TYPECHECK) $(ENVPOOL_VENV) build dist *.egg-info

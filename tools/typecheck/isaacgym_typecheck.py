@@ -1,8 +1,9 @@
 """Type-check the IsaacGym adapter against the published gymapi signatures.
 
-Builds ``.typings/isaacgym/`` from the installed ``isaacgym-stubs`` (renaming its two
-``lambda`` properties, which are not valid Python, and adding our small gymtorch stub),
-then runs mypy for Python 3.8 over the given worker modules. Run with the interpreter
+Builds ``isaacgym/`` stubs from the installed ``isaacgym-stubs`` (renaming its two
+``lambda`` properties, which are not valid Python, and adding our small gymtorch stub) in a
+folder of its own for each run, since the test suite's parallel runs must not rebuild each
+other's, then runs mypy for Python 3.8 over the given worker modules. Run with the interpreter
 of the tools venv that has ``mypy==1.16.*`` and ``isaacgym-stubs`` (``make lint``)::
 
     .venv-typecheck/bin/python tools/typecheck/isaacgym_typecheck.py [--worker DIR] [files...]
@@ -18,12 +19,11 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPINGS = Path(__file__).resolve().parent / "typings"
-GENERATED = ROOT / ".typings"
-PACKAGES = GENERATED / "packages"  # unisim.worker and unisim.protocol under their real names
 WORKER = ROOT / "unisim" / "worker"
 CORE = ROOT / "unisim" / "protocol"
 ADAPTER = (*sorted((WORKER / "engines" / "isaacgym").glob("*.py")),
@@ -31,14 +31,13 @@ ADAPTER = (*sorted((WORKER / "engines" / "isaacgym").glob("*.py")),
 PY38 = ROOT / ".venv38" / "bin" / "python"
 
 
-def build_stubs() -> Path:
-    """``.typings/isaacgym`` from isaacgym-stubs, parseable, with our gymtorch stub."""
+def build_stubs(generated: Path) -> Path:
+    """``generated/isaacgym`` from isaacgym-stubs, parseable, with our gymtorch stub."""
     source = Path(sysconfig.get_paths()["purelib"]) / "isaacgym-stubs"
     if not (source / "gymapi.pyi").is_file():
         sys.exit(f"isaacgym-stubs is not installed for {sys.executable}: "
                  "pip install --pre 'isaacgym-stubs==1.1rc4'")
-    target = GENERATED / "isaacgym"
-    shutil.rmtree(target, ignore_errors=True)
+    target = generated / "isaacgym"
     target.mkdir(parents=True)
     text = (source / "gymapi.pyi").read_text()
     renamed, count = re.subn(r"\bdef lambda\(", "def lambda_(", text)
@@ -48,19 +47,19 @@ def build_stubs() -> Path:
     (target / "gymapi.pyi").write_text(renamed)
     (target / "__init__.pyi").write_text("from . import gymapi as gymapi\n")
     shutil.copy(TYPINGS / "isaacgym" / "gymtorch.pyi", target / "gymtorch.pyi")
-    return GENERATED
+    return generated
 
 
-def build_packages(worker: Path) -> Path:
+def build_packages(worker: Path, generated: Path) -> Path:
     """``unisim/{worker,protocol}`` as links to the source folders (the names the worker's
     bootstrap gives them), so relative and core imports resolve."""
-    root = PACKAGES / "unisim"
-    shutil.rmtree(PACKAGES, ignore_errors=True)
+    packages = generated / "packages"  # unisim.worker and unisim.protocol, their real names
+    root = packages / "unisim"
     root.mkdir(parents=True)
     (root / "__init__.py").write_text("")
     (root / "worker").symlink_to(worker)
     (root / "protocol").symlink_to(CORE)
-    return PACKAGES
+    return packages
 
 
 def targets(paths: list[Path], worker: Path) -> list[str]:
@@ -85,11 +84,17 @@ def main(argv: list[str]) -> int:
                         help="the worker package's folder (a copy, to test the gate)")
     parser.add_argument("files", nargs="*", type=Path)
     args = parser.parse_args(argv)
-    stubs = build_stubs()
-    packages = build_packages(args.worker.resolve())
-    modules = targets(args.files or list(ADAPTER), args.worker)
+    with tempfile.TemporaryDirectory(prefix="isaacgym-typecheck-") as folder:
+        return typecheck(Path(folder), args.worker.resolve(), args.files or list(ADAPTER))
+
+
+def typecheck(generated: Path, worker: Path, files: list[Path]) -> int:
+    """mypy's exit status over ``files``, with the stubs and packages built in ``generated``."""
+    stubs = build_stubs(generated)
+    packages = build_packages(worker, generated)
+    modules = targets(files, worker)
     command = [sys.executable, "-m", "mypy", "--config-file", str(TYPINGS / "mypy-isaacgym.ini"),
-               "--cache-dir", str(GENERATED / "mypy-cache"), "--explicit-package-bases"]
+               "--cache-dir", str(generated / "mypy-cache"), "--explicit-package-bases"]
     if PY38.exists():  # numpy's own stubs as the worker sees them (numpy 1.24, Python 3.8)
         command += ["--python-executable", str(PY38)]
     else:
