@@ -26,12 +26,16 @@ DEFAULT_VELOCITY = 64.0  # a DOF's velocity limit when the file gives none (Asse
 class AssetData:
     """An imported asset: its MJCF tree, and what gymapi reports of it."""
 
-    def __init__(self, path, options):
+    def __init__(self, path, options, tree=None):
+        """The asset in the file at ``path``, or the MJCF ``tree`` built for it
+        (``_primitives``; ``path`` then only names it)."""
         self.path = path
         self.fix_base_link = bool(options.fix_base_link)
         self.disable_gravity = bool(options.disable_gravity)
         self.default_drive_mode = int(options.default_dof_drive_mode)
-        if os.path.splitext(path)[1].lower() == ".urdf":
+        if tree is not None:
+            self.tree, limits, self.actuators = tree, {}, []
+        elif os.path.splitext(path)[1].lower() == ".urdf":
             self.tree, limits = import_urdf(path, options)
             self.actuators = []
         else:

@@ -12,6 +12,7 @@ from . import _sensors
 from ._assets import AssetData, ImportFailure
 from ._enums import SimType, UpAxis
 from ._errors import FakeError
+from ._primitives import primitive_asset
 from ._sim import SimState
 from ._structs import (
     ActuatorProperties,
@@ -26,6 +27,16 @@ from ._types import Asset, Sim
 def _error(message):
     """The SDK logs its failures on stderr and returns None or False."""
     print("[isaacgym fake] Error: %s" % message, file=sys.stderr)
+
+
+def _primitive(kind, dimensions, options):
+    """The asset of ``create_<kind>`` (``_primitives``), or None with the reason on stderr."""
+    try:
+        data = primitive_asset(kind, dimensions, AssetOptions() if options is None else options)
+    except ImportFailure as failure:
+        _error(str(failure))
+        return None
+    return Asset._make(_data=data, _sensors=[])
 
 
 class BuildMixin:
@@ -143,6 +154,15 @@ class BuildMixin:
 
     def load_urdf(self, sim, rootpath, filename, options=None):
         return self.load_asset(sim, rootpath, filename, options)
+
+    def create_box(self, sim, width, height, depth, options=None):
+        return _primitive("box", (width, height, depth), options)
+
+    def create_sphere(self, sim, radius, options=None):
+        return _primitive("sphere", (radius,), options)
+
+    def create_capsule(self, sim, radius, width, options=None):
+        return _primitive("capsule", (radius, width), options)
 
     def get_asset_dof_count(self, arg0):
         return len(arg0._data.dof_names)
