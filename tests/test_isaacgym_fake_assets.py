@@ -332,3 +332,52 @@ def test_mjcf_includes_are_followed_as_mujoco_follows_them(
     assert armature == pytest.approx([0.03])  # the included <default> applies
     assert refused and "includes itself" in message
 
+
+
+def test_joint_stiffness_and_damping_are_drive_gains_used_by_pos_and_vel_only(
+        isaacgym_fake_python: str, tmp_path: Path) -> None:
+    # IsaacGymEnvs' HumanoidAMP (pdControl) keeps amp_humanoid.xml's joint stiffness and
+    # damping as its PD gains, switching only driveMode to DOF_MODE_POS; the docs: "POS and
+    # VEL engage a PD controller", NONE lets joints "move freely", EFFORT takes efforts
+    (tmp_path / "arm.xml").write_text(
+        '<mujoco><worldbody><body name="base"><geom type="box" size="0.05 0.05 0.05"/>'
+        '<body name="arm"><joint name="hinge" axis="0 1 0" stiffness="600" damping="60"/>'
+        '<geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03"/></body></body>'
+        '</worldbody></mujoco>')
+    out = fake(isaacgym_fake_python, f"""
+        gym, sim, _ = urdf_sim(QUADRUPED, ground=False)
+        options = gymapi.AssetOptions()
+        options.fix_base_link = True
+        arm = gym.load_asset(sim, {str(tmp_path)!r}, "arm.xml", options)
+        urdf = gym.load_asset(sim, MODELS, QUADRUPED, gymapi.AssetOptions())
+        imported = gym.get_asset_dof_properties(arm)
+        runs = [("POS", True), ("VEL", True), ("NONE", True), ("NONE", False),
+                ("EFFORT", True), ("EFFORT", False)]
+        actors = []
+        for k, (mode, gains) in enumerate(runs):
+            env = gym.create_env(sim, gymapi.Vec3(-1, -1, 0), gymapi.Vec3(1, 1, 1), 2)
+            pose = gymapi.Transform()
+            pose.p = gymapi.Vec3(0.0, 0.0, 1.0)
+            actor = gym.create_actor(env, arm, pose, "arm", k, 0)
+            props = gym.get_asset_dof_properties(arm)
+            props["driveMode"] = getattr(gymapi, "DOF_MODE_" + mode)
+            if not gains:
+                props["stiffness"], props["damping"] = 0.0, 0.0
+            assert gym.set_actor_dof_properties(env, actor, props)
+        assert gym.prepare_sim(sim)
+        dofs = gymtorch.wrap_tensor(gym.acquire_dof_state_tensor(sim))
+        step(gym, sim, 100)
+        gym.refresh_dof_state_tensor(sim)
+        print(json.dumps([[float(imported["stiffness"][0]), float(imported["damping"][0])],
+                          gym.get_asset_dof_properties(urdf)["damping"].tolist(),
+                          dofs[:, 0].tolist()]))
+    """)
+    imported, urdf_damping, angles = out
+    assert imported == [600.0, 60.0]
+    assert urdf_damping == pytest.approx([0.1, 0.0] * 4)  # <dynamics damping> on the hips
+    pos, vel, none_gains, none_free, effort_gains, effort_free = angles
+    assert abs(pos) < 0.02  # held near its target 0 against gravity by the PD gains
+    assert 0.0 < vel < 0.1  # damped towards velocity 0: sinks slowly
+    assert none_gains > 0.5 and effort_gains > 0.5  # half a second of free swing
+    assert none_gains == pytest.approx(none_free, abs=1e-6)
+    assert effort_gains == pytest.approx(effort_free, abs=1e-6)

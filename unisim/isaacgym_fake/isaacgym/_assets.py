@@ -72,8 +72,10 @@ class AssetData:
         self.default_props = self._default_props(model, limits)
 
     def _default_props(self, model, limits):
-        """DOF properties as imported: limits, armature and friction from the file (a URDF's
-        <limit> gives effort and velocity too), the asset options' drive mode, no gains."""
+        """DOF properties as imported: limits, armature, friction, stiffness and damping from
+        the file (a URDF's <limit> gives effort and velocity too), the asset options' drive
+        mode. Stiffness and damping are drive gains: only DOF_MODE_POS and DOF_MODE_VEL use
+        them (``_actors``)."""
         props = np.zeros(len(self.dof_joints), dtype=DOF_PROPERTIES)
         for k, joint in enumerate(self.dof_joints):
             dof = model.jnt_dofadr[joint]
@@ -88,6 +90,8 @@ class AssetData:
             props[k]["effort"] = F32_MAX if effort is None else effort
             props[k]["armature"] = model.dof_armature[dof]
             props[k]["friction"] = model.dof_frictionloss[dof]
+            props[k]["stiffness"] = model.jnt_stiffness[joint]
+            props[k]["damping"] = model.dof_damping[dof]
         return props
 
     def xml(self):
