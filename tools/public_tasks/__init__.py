@@ -1,0 +1,1 @@
+"""Public IsaacGym tasks (legged_gym, IsaacGymEnvs) through the task bridge."""
