@@ -20,7 +20,7 @@ def test_primitive_assets_have_the_documented_extents_mass_and_options(
                 setattr(o, name, value)
             return o
 
-        gym, sim, _ = urdf_sim(QUADRUPED)
+        gym, sim, robot = urdf_sim(QUADRUPED)
         light = options(density=10.0, thickness=0.0)
         assets = {"box": gym.create_box(sim, 0.4, 0.3, 0.2, light),
                   "sphere": gym.create_sphere(sim, 0.1, light),
@@ -33,6 +33,10 @@ def test_primitive_assets_have_the_documented_extents_mass_and_options(
             pose = gymapi.Transform()
             pose.p = gymapi.Vec3(2.0 * k, 0.0, 0.5)
             actors[name] = gym.create_actor(env, asset, pose, name, 0, 0)
+        pose = gymapi.Transform()
+        pose.p = gymapi.Vec3(12.0, 0.0, 0.5)
+        # a file's actor beside them (IsaacGymEnvs' FrankaCubeStack: a URDF and boxes)
+        gym.create_actor(env, robot, pose, "robot", 0, 0)
         masses = {name: gym.get_actor_rigid_body_properties(env, a)[0].mass
                   for name, a in actors.items()}
         counts = [[gym.get_asset_rigid_body_count(a), gym.get_asset_dof_count(a),
@@ -45,7 +49,7 @@ def test_primitive_assets_have_the_documented_extents_mass_and_options(
         with contextlib.redirect_stderr(stderr):
             refused = [gym.create_box(sim, 0.0, 1.0, 1.0), gym.create_sphere(sim, -1.0),
                        gym.create_capsule(sim, 0.1, float("nan"))]
-        print(json.dumps([masses, counts, root[:, 2].tolist(), root[:, 3:7].tolist(),
+        print(json.dumps([masses, counts, root[:5, 2].tolist(), root[:5, 3:7].tolist(),
                           gym.get_asset_rigid_body_names(assets["box"]),
                           refused, stderr.getvalue()]))
     """)

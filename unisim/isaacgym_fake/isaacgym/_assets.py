@@ -30,6 +30,7 @@ class AssetData:
         """The asset in the file at ``path``, or the MJCF ``tree`` built for it
         (``_primitives``; ``path`` then only names it)."""
         self.path = path
+        self.primitive = tree is not None  # no file, no compiler settings of its own
         self.fix_base_link = bool(options.fix_base_link)
         self.disable_gravity = bool(options.disable_gravity)
         self.default_drive_mode = int(options.default_dof_drive_mode)

@@ -98,26 +98,27 @@ class EnvSim:
 
     def _compile(self):
         spec = mujoco.MjSpec()
-        settings = None
-        for k, actor in enumerate(self.actors):
-            child = spec_from_string(_named_bodies(actor.asset.xml()))
-            mine = [_setting(child, name) for name in COMPILER if hasattr(child, name)]
-            if settings is None:
-                settings = mine
-                _copy_settings(child, spec)
-            elif mine != settings:
+        children = [spec_from_string(_named_bodies(a.asset.xml())) for a in self.actors]
+        # primitives (create_box, ...) take any settings: the first file's are the env's
+        files = [k for k, actor in enumerate(self.actors) if not actor.asset.primitive]
+        first = files[0] if files else 0
+        _copy_settings(children[first], spec)
+        settings = _settings(children[first])
+        for k in files:
+            if _settings(children[k]) != settings:
                 raise FakeError("env %d holds actors of assets with different compiler "
                                 "settings (%s vs %s); the fake builds one MuJoCo model per env "
-                                "and needs them equal" % (self.index, actor.asset.path,
-                                                          self.actors[0].asset.path))
+                                "and needs them equal" % (self.index, self.actors[k].asset.path,
+                                                          self.actors[first].asset.path))
+        for k, child in enumerate(children):
             spec.worldbody.add_frame().attach_body(child.worldbody.first_body(), prefix(k), "")
         self.sim.ground.add_to(spec, self.origin)
         model = spec.compile()
         pairs = self._filtered(model)
         if pairs:
-            for first, second in pairs:
+            for one, other in pairs:
                 exclude = spec.add_exclude()
-                exclude.bodyname1, exclude.bodyname2 = first, second
+                exclude.bodyname1, exclude.bodyname2 = one, other
             model = spec.compile()
         # PhysX drives are implicit: keep them stable
         model.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
@@ -197,6 +198,6 @@ def _copy_settings(source, target):
             setattr(target, name, value)
 
 
-def _setting(spec, name):
-    value = getattr(spec, name)
-    return tuple(np.ravel(value).tolist()) if isinstance(value, np.ndarray) else value
+def _settings(spec):
+    values = [getattr(spec, name) for name in COMPILER if hasattr(spec, name)]
+    return [tuple(np.ravel(v).tolist()) if isinstance(v, np.ndarray) else v for v in values]

@@ -7,13 +7,14 @@ length of the cylindrical part, the caps adding ``radius`` at each end (an assum
 docstring says only "width of the capsule"). The mass comes from ``AssetOptions.density``
 ("used for calculating mass and inertia tensor when no mass and inertia data are
 provided"), the rest distance from ``thickness``; ``fix_base_link`` and
-``disable_gravity`` apply as to a loaded asset. The body is named after its shape.
+``disable_gravity`` apply as to a loaded asset. The body is named after its shape. It
+takes the compiler settings of the other actors of its env (``_env``).
 """
 
 import xml.etree.ElementTree as ElementTree
 
 from ._assets import AssetData
-from ._mjcf import ImportFailure
+from ._mjcf import ImportFailure, compile_mjcf
 
 
 def primitive_asset(kind, dimensions, options):
@@ -41,4 +42,10 @@ def primitive_asset(kind, dimensions, options):
     body = ElementTree.SubElement(ElementTree.SubElement(root, "worldbody"), "body",
                                   {"name": kind})
     ElementTree.SubElement(body, "geom", shape)
+    # its mass and inertia written out, so that the compiler settings of the env's other
+    # actors (the env is one MuJoCo model) cannot change them
+    model = compile_mjcf(root, "create_%s" % kind)
+    ElementTree.SubElement(body, "inertial", {
+        "pos": "0 0 0", "mass": repr(float(model.body_mass[1])),
+        "diaginertia": " ".join(repr(float(v)) for v in model.body_inertia[1])})
     return AssetData("create_%s" % kind, options, ElementTree.ElementTree(root))
