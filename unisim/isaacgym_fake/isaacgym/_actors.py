@@ -11,6 +11,7 @@ import mujoco
 import numpy as np
 
 from ._assets import DRIVE_PREFIX, F32_MAX
+from ._contacts import mix
 from ._enums import DofDriveMode
 
 NONE, POS, VEL, EFFORT = (int(DofDriveMode.DOF_MODE_NONE), int(DofDriveMode.DOF_MODE_POS),
@@ -151,6 +152,7 @@ class ActorSim:
     def set_shape_friction(self, friction):
         self.shape_friction = np.array(friction, dtype=np.float64)
         self.model.geom_friction[self.geoms, 0] = self.shape_friction
+        mix(self.model)
 
     def set_color(self, body, rgb):
         self.colors[int(body)] = tuple(rgb)

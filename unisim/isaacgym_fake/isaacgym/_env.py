@@ -9,7 +9,8 @@ fields, triangle meshes) is in every env's model and collides with everything.
 
 The model is built when first needed after an actor was added (MjSpec: each actor's asset
 attached under the prefix ``a<k>/``, an exclude for every body pair that must not
-collide); envs with the same actors share one compilation and get copies of it.
+collide, the ground's contacts as pairs, ``_contacts``); envs with the same actors share
+one compilation and get copies of it.
 """
 
 import copy
@@ -18,6 +19,7 @@ import xml.etree.ElementTree as ElementTree
 import mujoco
 import numpy as np
 
+from ._contacts import add_ground_pairs, mix
 from ._errors import FakeError
 from ._mjcf import spec_from_string
 
@@ -91,6 +93,7 @@ class EnvSim:
             actor.bind(self, prefix(k), roots[k], end)
         for actor, state in saved:
             actor.restore(state)
+        mix(model)
         mujoco.mj_forward(model, self.data)
         self.fetched_qpos = self.data.qpos.copy()
         self.graphics_qpos = self.data.qpos.copy()
@@ -114,12 +117,11 @@ class EnvSim:
             spec.worldbody.add_frame().attach_body(child.worldbody.first_body(), prefix(k), "")
         self.sim.ground.add_to(spec, self.origin)
         model = spec.compile()
-        pairs = self._filtered(model)
-        if pairs:
-            for one, other in pairs:
-                exclude = spec.add_exclude()
-                exclude.bodyname1, exclude.bodyname2 = one, other
-            model = spec.compile()
+        for one, other in self._filtered(model):
+            exclude = spec.add_exclude()
+            exclude.bodyname1, exclude.bodyname2 = one, other
+        add_ground_pairs(spec, model)
+        model = spec.compile()
         # PhysX drives are implicit: keep them stable
         model.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
         return model
@@ -158,6 +160,7 @@ class EnvSim:
         wanted = np.maximum(self.timeconst, depth / max(cap, 1e-9))
         if not np.array_equal(wanted, model.geom_solref[:, 0]):
             model.geom_solref[:, 0] = wanted
+            mix(model)
 
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 
@@ -179,11 +182,15 @@ class EnvSim:
 
 
 def _named_bodies(xml):
-    """``xml`` with a name on every body, so that excludes can name them."""
+    """``xml`` with a name on every body and geom, so that excludes and pairs can name
+    them."""
     root = ElementTree.fromstring(xml)
-    for n, body in enumerate(root.iter("body")):
-        if not body.get("name"):
-            body.set("name", "__body%d" % n)
+    bodies = list(root.iter("body"))  # <default> holds no bodies, but geoms
+    shapes = [geom for body in bodies for geom in body.findall("geom")]
+    for tag, elements in (("body", bodies), ("geom", shapes)):
+        for n, element in enumerate(elements):
+            if not element.get("name"):
+                element.set("name", "__%s%d" % (tag, n))
     return ElementTree.tostring(root, encoding="unicode")
 
 

@@ -18,9 +18,9 @@ spacing) instead; a mesh is refused if it has no extent in x or y.
 import mujoco
 import numpy as np
 
+from ._contacts import GROUND_PREFIX
 from ._errors import FakeError
 
-ALL = 0x7FFFFFFF  # contype/conaffinity: the ground collides with every shape
 BASE = 1.0  # depth of a height field's solid base below its lowest sample, m
 
 
@@ -81,7 +81,7 @@ class Ground:
         if self.plane is not None:
             distance, friction = self.plane
             geom = spec.worldbody.add_geom()
-            geom.name, geom.type = "__fake_ground", mujoco.mjtGeom.mjGEOM_PLANE
+            geom.name, geom.type = GROUND_PREFIX, mujoco.mjtGeom.mjGEOM_PLANE
             geom.size, geom.pos = [0.0, 0.0, 1.0], [0.0, 0.0, -distance]
             _ground_geom(geom, friction)
         for n, (heights, (dx, dy), (x0, y0), friction) in enumerate(self.fields):
@@ -94,13 +94,15 @@ class Ground:
             field.userdata = ((heights - low) / max(high - low, 1e-6)).T.reshape(-1).tolist()
             geom = spec.worldbody.add_geom()
             geom.type, geom.hfieldname = mujoco.mjtGeom.mjGEOM_HFIELD, field.name
+            geom.name = "%s_terrain%d" % (GROUND_PREFIX, n)
             geom.pos = [x0 + (nx - 1) * dx / 2 - origin[0], y0 + (ny - 1) * dy / 2 - origin[1],
                         low - origin[2]]
             _ground_geom(geom, friction)
 
 
 def _ground_geom(geom, friction):
-    geom.contype = geom.conaffinity = ALL
+    """A ground shape: it collides with every actor shape through pairs (``_contacts``)."""
+    geom.contype = geom.conaffinity = 0
     geom.friction = [friction, 0.005, 0.0001]
     geom.rgba = [0.3, 0.35, 0.4, 1.0]
 
