@@ -110,6 +110,18 @@ def test_an_error_in_the_task_comes_back_with_its_traceback(isaacgym_fake_python
     assert "faulty.py" in error.remote_traceback and "compute_torso_drag" in error.remote_traceback
 
 
+def test_a_task_that_fails_to_build_comes_back_with_the_sdks_reason(
+        isaacgym_fake_python: str) -> None:
+    """The SDK reports a refused asset on stderr and returns None; the task then fails on
+    the None. Both reach the user: the traceback and the worker's stderr."""
+    with pytest.raises(RemoteError) as info:
+        ant(isaacgym_fake_python, 2, task="bridge_tasks.faulty:MislaidAnt")
+    error = info.value
+    assert "NoneType" in error.remote_message and "create_sim" in error.remote_traceback
+    assert "load_asset: no such file" in error.stderr_tail
+    assert "no-such-folder" in str(error)
+
+
 def test_bad_options_are_refused_by_name(isaacgym_fake_python: str) -> None:
     cases: list[tuple[dict[str, Any], str]] = [
             ({"task": "isaacgym_tasks.ant.Ant"}, "task must be 'package.module:Name'"),

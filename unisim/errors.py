@@ -28,17 +28,20 @@ class RemoteError(UnisimError):
     """
 
     def __init__(self, command: str, exc_type: str, message: str, traceback: str,
-                 faulted: bool) -> None:
+                 faulted: bool, stderr_tail: str = "") -> None:
         state = "engine state is no longer trustworthy" if faulted else "backend still usable"
+        tail = (f"\n--- worker stderr (last lines) ---\n{stderr_tail.rstrip()}"
+                if stderr_tail else "")
         super().__init__(
             f"{command} failed in the worker with {exc_type}: {message} ({state})\n"
-            f"--- remote traceback ---\n{traceback.rstrip()}"
+            f"--- remote traceback ---\n{traceback.rstrip()}{tail}"
         )
         self.command = command
         self.exc_type = exc_type
         self.remote_message = message
         self.remote_traceback = traceback
         self.faulted = faulted
+        self.stderr_tail = stderr_tail
 
 
 class WorkerDied(UnisimError):

@@ -71,7 +71,7 @@ class Workers:
                                     timeout, bar.update)
         except RemoteError as exc:
             if exc.exc_type != "ModuleNotFoundError":
-                raise
+                raise self._with_stderr(exc) from None
             found = re.search(r"No module named '([^'.]+)", exc.remote_message)
             module = found.group(1) if found else "the missing module"
             raise SetupError(
@@ -82,6 +82,19 @@ class Workers:
                      "has it") from exc
         finally:
             bar.close()
+
+    def _with_stderr(self, exc: RemoteError) -> RemoteError:
+        """A failed INIT with what the workers wrote on stderr: an SDK reports a refused
+        asset there and returns None, so the traceback alone names only the consequence.
+        The workers are stopped (the backend closes after a failed start), so that every
+        line they wrote has been read."""
+        pool = self.live()
+        pool.kill()
+        for member in pool.members:
+            member.process.wait(5.0)
+        tail = "\n".join(m.process.stderr_tail() for m in pool.members).strip()
+        return RemoteError(exc.command, exc.exc_type, exc.remote_message, exc.remote_traceback,
+                           exc.faulted, tail)
 
     def attach(self, payload: Payload, timeout: float) -> None:
         """ATTACH every worker to the arena, then unlink its name: from now on only the

@@ -1,21 +1,13 @@
 """Gym: envs, aggregates, actors and their properties (the SDK's "simulation setup")."""
 
-import sys
-
 import numpy as np
 
 from ._actors import ActorSim
 from ._enums import IndexDomain
 from ._env import EnvSim
-from ._errors import FakeError
+from ._errors import FakeError, log_error
 from ._structs import IndexRange, RigidBodyProperties, RigidShapeProperties
 from ._types import DOF_PROPERTIES, DOF_STATE, Env, Vec3
-
-
-def _error(message):
-    """The SDK logs its failures on stderr and returns None or False."""
-    print("[isaacgym fake] Error: %s" % message, file=sys.stderr)
-    return False
 
 
 class ActorsMixin:
@@ -159,8 +151,9 @@ class ActorsMixin:
     def set_actor_scale(self, arg0, arg1, arg2):
         self._actor(arg0, arg1)
         if float(arg2) != 1.0:
-            return _error("set_actor_scale: the fake does not scale actors (scale %g); only "
-                          "1.0 is accepted" % float(arg2))
+            log_error("set_actor_scale: the fake does not scale actors (scale %g); only "
+                      "1.0 is accepted" % float(arg2))
+            return False
         return True
 
     # -- properties -------------------------------------------------------------------
@@ -173,9 +166,10 @@ class ActorsMixin:
         props = np.asarray(arg2)
         if props.dtype.names is None or set(DOF_PROPERTIES.names) - set(props.dtype.names) \
                 or props.shape != (actor.ndof,):
-            return _error("set_actor_dof_properties: expected a structured array of %d DOF "
-                          "properties (get_actor_dof_properties' dtype), got %r of shape %s"
-                          % (actor.ndof, props.dtype, props.shape))
+            log_error("set_actor_dof_properties: expected a structured array of %d DOF "
+                      "properties (get_actor_dof_properties' dtype), got %r of shape %s"
+                      % (actor.ndof, props.dtype, props.shape))
+            return False
         converted = np.zeros(actor.ndof, dtype=DOF_PROPERTIES)
         for field in DOF_PROPERTIES.names:
             converted[field] = props[field]
@@ -197,8 +191,9 @@ class ActorsMixin:
     def set_actor_rigid_body_properties(self, env, actorHandle, props, recomputeInertia=False):
         actor = self._actor(env, actorHandle)
         if len(props) != actor.nbody:
-            return _error("set_actor_rigid_body_properties: %d properties for %d bodies"
-                          % (len(props), actor.nbody))
+            log_error("set_actor_rigid_body_properties: %d properties for %d bodies"
+                      % (len(props), actor.nbody))
+            return False
         actor.set_body_properties([(p.mass, [p.com.x, p.com.y, p.com.z],
                                     [p.inertia.x.x, p.inertia.y.y, p.inertia.z.z])
                                    for p in props])
@@ -228,8 +223,9 @@ class ActorsMixin:
     def set_actor_rigid_shape_properties(self, arg0, arg1, arg2):
         actor = self._actor(arg0, arg1)
         if len(arg2) != len(actor.geoms):
-            return _error("set_actor_rigid_shape_properties: %d properties for %d shapes"
-                          % (len(arg2), len(actor.geoms)))
+            log_error("set_actor_rigid_shape_properties: %d properties for %d shapes"
+                      % (len(arg2), len(actor.geoms)))
+            return False
         actor.set_shape_friction([props.friction for props in arg2])
         return True
 
@@ -245,8 +241,9 @@ class ActorsMixin:
     def set_actor_tendon_properties(self, arg0, arg1, arg2):
         self._actor(arg0, arg1)
         if len(arg2):
-            return _error("set_actor_tendon_properties: %d properties for an actor without "
-                          "tendons (the fake's importer drops them)" % len(arg2))
+            log_error("set_actor_tendon_properties: %d properties for an actor without "
+                      "tendons (the fake's importer drops them)" % len(arg2))
+            return False
         return True
 
     def set_rigid_body_color(self, arg0, arg1, arg2, arg3, arg4):
@@ -282,7 +279,8 @@ class ActorsMixin:
     def set_actor_dof_states(self, arg0, arg1, arg2, arg3):
         actor = self._actor(arg0, arg1)
         if len(arg2) != actor.ndof:
-            return _error("set_actor_dof_states: %d states for %d DOFs" % (len(arg2), actor.ndof))
+            log_error("set_actor_dof_states: %d states for %d DOFs" % (len(arg2), actor.ndof))
+            return False
         current = actor.dof_states()
         if int(arg3) & 1:
             current[:, 0] = arg2["pos"]

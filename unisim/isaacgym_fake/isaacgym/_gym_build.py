@@ -2,7 +2,6 @@
 
 import copy
 import os
-import sys
 import time
 
 import numpy as np
@@ -11,7 +10,7 @@ import torch
 from . import _sensors
 from ._assets import AssetData, ImportFailure
 from ._enums import SimType, UpAxis
-from ._errors import FakeError
+from ._errors import FakeError, log_error
 from ._primitives import primitive_asset
 from ._sim import SimState
 from ._structs import (
@@ -24,17 +23,12 @@ from ._structs import (
 from ._types import Asset, Sim
 
 
-def _error(message):
-    """The SDK logs its failures on stderr and returns None or False."""
-    print("[isaacgym fake] Error: %s" % message, file=sys.stderr)
-
-
 def _primitive(kind, dimensions, options):
     """The asset of ``create_<kind>`` (``_primitives``), or None with the reason on stderr."""
     try:
         data = primitive_asset(kind, dimensions, AssetOptions() if options is None else options)
     except ImportFailure as failure:
-        _error(str(failure))
+        log_error(str(failure))
         return None
     return Asset._make(_data=data, _sensors=[])
 
@@ -46,19 +40,19 @@ class BuildMixin:
                    params=None):
         params = copy.deepcopy(SimParams() if params is None else params)
         if type != SimType.SIM_PHYSX:
-            _error("create_sim: the fake simulates SIM_PHYSX only, got %r" % (type,))
+            log_error("create_sim: the fake simulates SIM_PHYSX only, got %r" % (type,))
             return None
         if params.up_axis != UpAxis.UP_AXIS_Z:
             raise FakeError("create_sim: the fake supports up_axis=UP_AXIS_Z only (the SDK's "
                             "default is UP_AXIS_Y): set params.up_axis = gymapi.UP_AXIS_Z")
         if params.use_gpu_pipeline:
             if not torch.cuda.is_available():
-                _error("create_sim: use_gpu_pipeline needs a CUDA device, and torch sees none "
+                log_error("create_sim: use_gpu_pipeline needs a CUDA device, and torch sees none "
                        "(torch.cuda.is_available() is False): use the CPU pipeline "
                        "(params.use_gpu_pipeline = False)")
                 return None
             if not 0 <= int(compute_device) < torch.cuda.device_count():
-                _error("create_sim: compute_device %d is not a CUDA device (torch sees %d)"
+                log_error("create_sim: compute_device %d is not a CUDA device (torch sees %d)"
                        % (compute_device, torch.cuda.device_count()))
                 return None
         return Sim._make(_state=SimState(compute_device, graphics_device, params))
@@ -138,14 +132,14 @@ class BuildMixin:
     def load_asset(self, sim, rootpath, filename, options=None):
         """By the file's extension: .urdf or .xml (MJCF), as the docs' "Loading Assets"."""
         if not str(filename).lower().endswith((".xml", ".urdf")):
-            _error("load_asset: the fake imports URDF (.urdf) and MJCF (.xml), got %s"
+            log_error("load_asset: the fake imports URDF (.urdf) and MJCF (.xml), got %s"
                    % filename)
             return None
         try:
             data = AssetData(os.path.join(rootpath, filename),
                              AssetOptions() if options is None else options)
         except ImportFailure as failure:
-            _error("load_asset: %s" % failure)
+            log_error("load_asset: %s" % failure)
             return None
         return Asset._make(_data=data, _sensors=[])
 
@@ -212,7 +206,7 @@ class BuildMixin:
         randomises friction so, env by env)."""
         data = arg0._data
         if len(arg1) != data.shape_count:
-            _error("set_asset_rigid_shape_properties: %d properties for %d shapes"
+            log_error("set_asset_rigid_shape_properties: %d properties for %d shapes"
                    % (len(arg1), data.shape_count))
             return False
         data.shape_friction = np.array([float(props.friction) for props in arg1])
@@ -258,7 +252,7 @@ class BuildMixin:
         sensors are created on assets"); returns its index on the asset, -1 on failure."""
         props = ForceSensorProperties() if props is None else props
         if not 0 <= int(body_idx) < len(asset._data.body_names):
-            _error("create_asset_force_sensor: body %d of an asset with %d bodies"
+            log_error("create_asset_force_sensor: body %d of an asset with %d bodies"
                    % (int(body_idx), len(asset._data.body_names)))
             return -1
         _sensors.check(props)

@@ -121,7 +121,7 @@ def compile_mjcf(root, path):
     """The MjModel of the MJCF element ``root`` (read from ``path``), or ImportFailure."""
     try:
         return mujoco.MjModel.from_xml_string(ElementTree.tostring(root, encoding="unicode"))
-    except ValueError as exc:
+    except (ValueError, mujoco.FatalError) as exc:  # FatalError: a mju_error
         raise ImportFailure("MuJoCo could not compile %s: %s" % (path, exc)) from exc
 
 

@@ -16,6 +16,7 @@ then MuJoCo's ``boundmass``/``boundinertia``/``balanceinertia``.
 import os
 import xml.etree.ElementTree as ElementTree
 
+import mujoco
 import numpy as np
 
 from ._collapse import collapse_fixed_bodies, explicit_inertials
@@ -54,7 +55,7 @@ def import_urdf(path, options):
         spec = spec_from_string(ElementTree.tostring(robot, encoding="unicode"))
         spec.compile()
         mjcf = spec.to_xml()
-    except ValueError as exc:
+    except (ValueError, mujoco.FatalError) as exc:  # FatalError: a mju_error
         raise ImportFailure("MuJoCo's URDF compiler refused %s: %s" % (path, exc)) from exc
     tree = ElementTree.ElementTree(ElementTree.fromstring(mjcf))
     _apply_options(tree, options)
