@@ -2,6 +2,7 @@
 
     .venv/bin/python -m benchmarks.throughput.task_bridge [--sizes 64 1024] [--publish]
     python3 -m benchmarks.throughput.task_bridge --python python3 --sim-device cuda:0  # GPU
+    python -m benchmarks.throughput.task_bridge --saved RUN.json --name task-bridge-gpu --publish
 
 In-process: the task on the worker's interpreter (Python 3.8 and the SDK fake, or the SDK),
 built by the worker's own code and stepped in a loop (``py38/task_bridge_inprocess.py``).
@@ -12,7 +13,9 @@ stay alive and are measured in turn, round after round; the ratio is the median 
 of bridged / in-process per-step medians. The task is the CI ant (examples/isaacgym_tasks).
 This process runs torch on one thread, as ``unisim.training`` does: a trainer's thread pool
 spinning after each op would take cores from the worker.
-Prints the figures; asserts nothing.
+Prints the figures; asserts nothing. ``--json`` keeps the figures (written after each N, so
+a run cut short keeps what it measured); ``--saved`` publishes such a file from a machine
+without this checkout's docs (the GPU machine) instead of measuring.
 """
 
 from __future__ import annotations
@@ -131,9 +134,23 @@ def main() -> None:
     parser.add_argument("--python", default=None, help="the worker's base Python (default: "
                         "a Python 3.8 from UNISIM_PY38 or .venv38); the SDK fake is put on it")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
+    parser.add_argument("--saved", default=None,
+                        help="take the figures from this --json file instead of measuring")
+    parser.add_argument("--name", default="task-bridge",
+                        help="the figure block --publish writes (docs/benchmarks.md)")
     parser.add_argument("--publish", action="store_true",
-                        help="write the figures into docs/benchmarks.md (figures:task-bridge)")
+                        help="write the figures into docs/benchmarks.md (figures:NAME)")
     args = parser.parse_args()
+    data = json.loads(Path(args.saved).read_text()) if args.saved else measure(args)
+    print("\n".join(data["lines"]))
+    if args.publish:
+        block = ["```", f"$ {data['command']}", *data["lines"], "```"]
+        publish(args.name, "\n".join(block) + "\n", data,
+                f"{data['command']}; then {invocation()}" if args.saved else data["command"])
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """Every size's figures and their table, saved to ``--json`` after each size."""
     # As a trainer on this host runs (unisim.training): torch on one thread, so that the
     # host's thread pool, spinning after an op, takes no core from the worker's.
     torch.set_num_threads(1)
@@ -141,21 +158,19 @@ def main() -> None:
     if base is None:
         raise SystemExit(f"--python {args.python}: no such interpreter")
     python = isaacgym_fake_python(base)
-    results = [compare(python, n, args) for n in args.sizes]
-    lines = [f"{stamp()}; the CI ant on the SDK fake ({args.sim_device}), "
-             f"ms per step, median of {args.rounds} rounds x {args.steps} steps",
-             f"{'N':>6} {'in-process':>11} {'bridge':>9} {'bridge / in-process':>20}"]
-    for r in results:
-        lines.append(f"{r['num_envs']:>6} {r['inprocess_ms']:>11.2f} {r['bridge_ms']:>9.2f} "
-                     f"{r['ratio']:>20.3f}")
-    print("\n".join(lines))
-    data = {"sim_device": args.sim_device, "python": base, "results": results}
-    if args.json:
-        Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
-    if args.publish:
-        block = ["```", f"$ {invocation()}", *lines, "```"]
-        publish("task-bridge", "\n".join(block) + "\n", data,
-                "python -m benchmarks.throughput.task_bridge --publish")
+    header = [f"{stamp()}; the CI ant on the SDK fake ({args.sim_device}, {os.cpu_count()} "
+              f"CPUs), ms per step, median of {args.rounds} rounds x {args.steps} steps",
+              f"{'N':>6} {'in-process':>11} {'bridge':>9} {'bridge / in-process':>20}"]
+    data: dict[str, Any] = {"sim_device": args.sim_device, "python": base,
+                            "command": invocation(), "results": [], "lines": header}
+    for num_envs in args.sizes:
+        r = compare(python, num_envs, args)
+        data["results"].append(r)
+        data["lines"].append(f"{r['num_envs']:>6} {r['inprocess_ms']:>11.2f} "
+                             f"{r['bridge_ms']:>9.2f} {r['ratio']:>20.3f}")
+        if args.json:
+            Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
+    return data
 
 
 if __name__ == "__main__":
