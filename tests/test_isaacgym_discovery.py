@@ -90,3 +90,16 @@ def test_the_worker_env_puts_the_env_lib_and_the_tarball_on_the_paths(
     extra = isaacgym.worker_env(str(env / "bin" / "python"))
     assert extra["LD_LIBRARY_PATH"] == f"{env / 'lib'}{os.pathsep}/usr/local/cuda/lib64"
     assert extra["PYTHONPATH"] == str(clean_env / "isaacgym" / "python")
+
+
+def test_engines_name_their_interpreter_in_their_own_folder() -> None:
+    """IsaacGym and the task bridge (a user's IsaacGym task) say in their folders that
+    they run on the SDK's interpreter; the host reads it without importing worker code."""
+    from unisim.interpreter import ENGINES, HOOKS, declared_interpreter
+
+    declared = {p.name: declared_interpreter(p.name) for p in ENGINES.iterdir()
+                if (p / "__init__.py").is_file()}
+    assert declared == {"isaacgym": "isaacgym", "task": "isaacgym", "mujoco": None,
+                        "mjx": None, "mock": None, "render": None}
+    assert set(declared.values()) - {None} <= set(HOOKS)
+    assert declared_interpreter("../isaacgym") is None  # a name, never a path

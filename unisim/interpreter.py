@@ -2,13 +2,15 @@
 
 The one place of interpreter discovery. A ``Backend``'s default: ``python=``, then
 ``UNISIM_WORKER_PYTHON``, then this interpreter. An engine whose SDK lives in an interpreter
-of its own registers a hook in ``HOOKS`` (IsaacGym: its ``hsgym`` conda env, checked by a
-probe; ``unisim/isaacgym.py``). The demo and training prefer a Python 3.8 worker, the
-point of unisim: ``find_python38``.
+of its own says which in its folder (``INTERPRETER = "isaacgym"`` in its ``__init__``), and
+``HOOKS`` finds that interpreter (IsaacGym: its ``hsgym`` conda env, checked by a probe;
+``unisim/isaacgym.py``). The demo and training prefer a Python 3.8 worker, the point of
+unisim: ``find_python38``.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -51,15 +53,37 @@ def _isaacgym(python: str | Path | None) -> Found:
     return found.python, found.env
 
 
-# A user's IsaacGym task (the task bridge's engine) needs the SDK's interpreter as well.
-HOOKS: dict[str, Callable[[str | Path | None], Found]] = {"isaacgym": _isaacgym,
-                                                          "task": _isaacgym}
+# How to find each interpreter an engine folder may name (``declared_interpreter``).
+HOOKS: dict[str, Callable[[str | Path | None], Found]] = {"isaacgym": _isaacgym}
+ENGINES = Path(__file__).resolve().parent / "worker" / "engines"
+
+
+def declared_interpreter(engine: str) -> str | None:
+    """The interpreter ``engine``'s folder says it needs (its ``INTERPRETER``), or None.
+
+    Read from the source, not imported: the interpreter is chosen before any worker runs,
+    and host code never imports worker code. An unknown engine has none; its worker names
+    the engines it has.
+    """
+    path = ENGINES / engine / "__init__.py"
+    if not engine.isidentifier() or not path.is_file():
+        return None
+    for node in ast.parse(path.read_text(), str(path)).body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "INTERPRETER" for t in node.targets):
+            name = ast.literal_eval(node.value)
+            if name not in HOOKS:
+                raise SetupError(f"engine {engine!r} needs interpreter {name!r}, which this "
+                                 f"host cannot find (it knows {', '.join(sorted(HOOKS))})",
+                                 hint="a bug in unisim: add a hook to interpreter.HOOKS")
+            return str(name)
+    return None
 
 
 def resolve_worker(engine: str, python: str | Path | None) -> Found:
     """Interpreter and extra environment of ``engine``'s worker."""
-    hook = HOOKS.get(engine)
-    return hook(python) if hook else (resolve_python(python), {})
+    name = declared_interpreter(engine)
+    return HOOKS[name](python) if name else (resolve_python(python), {})
 
 
 def python38_candidates() -> list[tuple[str, str]]:

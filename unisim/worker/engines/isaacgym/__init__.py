@@ -2,6 +2,9 @@
 
 from .options import Options
 
+# The SDK's own interpreter (its conda env), read by the host: unisim.interpreter.HOOKS
+INTERPRETER = "isaacgym"
+
 
 def capabilities(options, num_envs):
     """The CPU pipeline steps on one thread. The GPU pipeline (the SDK's default) is one
