@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -22,6 +23,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 @pytest.fixture(autouse=True)
 def _no_leaks(unisim_leak_guard: None) -> None:
     """Fail any test that leaves a worker process or a /dev/shm segment of ours behind."""
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt here, and in the Python children this test starts,
+    as in an interactive shell. A shell starts a background job (`make test &`, nohup, a
+    non-interactive CI script) with SIGINT ignored, which children inherit."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture(scope="session")

@@ -322,6 +322,7 @@ def test_host_killed_mid_step_takes_the_worker_down(doorbell: bool, record: Reco
            "the worker exits by itself; no segment left", seconds)
 
 
+@pytest.mark.usefixtures("ctrl_c")  # the host inherits SIGINT's handling from here
 def test_sigint_to_the_host_group_does_not_reach_the_worker() -> None:
     body = textwrap.dedent("""
         import os

@@ -48,6 +48,7 @@ def test_training_loop_survives_a_worker_crash_by_restarting() -> None:
 SLOW_STEP_2 = Fault.slow("STEP", call=2, seconds=0.6)
 
 
+@pytest.mark.usefixtures("ctrl_c")
 def test_keyboard_interrupt_mid_step_leaves_doorbell_backend_consistent() -> None:
     """SIGINT reaches the host only (the worker has its own session); the step completes."""
     with mock_backend(2, doorbell=True, timestep=1.0, faults=[SLOW_STEP_2]) as sim:
@@ -62,6 +63,7 @@ def test_keyboard_interrupt_mid_step_leaves_doorbell_backend_consistent() -> Non
         assert np.array_equal(sim.qpos, np.full((2, 2), 6.0))  # 1 + 2 + 3
 
 
+@pytest.mark.usefixtures("ctrl_c")
 def test_keyboard_interrupt_mid_pipe_read_marks_backend_dead() -> None:
     """On the pipe, bytes read when the interrupt lands may be lost: dead, never wrong."""
     with mock_backend(2, doorbell=False, timestep=1.0, faults=[SLOW_STEP_2]) as sim:
