@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU run, in one command on a GPU machine: the tests that need a GPU, then the GPU data
-# plane benchmark and the task bridge's on the GPU pipeline. Runs from a folder staged by
+# plane benchmark and the task bridge's on the GPU and CPU pipelines. Runs from a folder staged by
 # `make gpu-stage` (wheels/ holding unisim's wheel and MJX's, tests/, benchmarks/, tools/,
 # examples/ (the CI's IsaacGym tasks), pyproject.toml; gl/ with the EGL loader packages a
 # bare machine lacks, for the IsaacGym fake's cameras), with no network: it installs the
@@ -28,8 +28,13 @@ timeout "${TESTS_LIMIT:-240}" python3 -m pytest -q -p no:cacheprovider -rs --dur
   || status=1
 timeout "${BENCH_LIMIT:-330}" python3 -m benchmarks.gpu.data_plane --json "$out/gpu-benchmark.json" "$@" 2>&1 \
   | tee "$out/gpu-benchmark.log" || status=1
-# The task bridge on the GPU pipeline: the CI ant on the SDK fake, its tensors on CUDA.
+# The task bridge on the GPU pipeline (the CI ant on the SDK fake, its tensors on CUDA), then
+# on the CPU pipeline with this machine's cores. `--saved FILE --name task-bridge-gpu
+# --publish` (and task-bridge-16core) writes each into docs/benchmarks.md.
 timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --python python3 \
   --sim-device cuda:0 --sizes 1024 4096 --json "$out/task-bridge-gpu.json" 2>&1 \
   | tee "$out/task-bridge-gpu.log" || status=1
+timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --python python3 \
+  --sizes 64 1024 4096 --json "$out/task-bridge-16core.json" 2>&1 \
+  | tee "$out/task-bridge-16core.log" || status=1
 exit $status
