@@ -149,6 +149,20 @@ class EnvSim:
         return not any(start <= i < end and start <= j < end and not selfish and i != j
                        for start, end, selfish in self.aggregates)
 
+    def simulate(self, dt, substeps, gravity, cap):
+        """One ``gym.simulate`` of this env: ``substeps`` MuJoCo steps of ``dt / substeps``."""
+        model, data = self.physics()
+        model.opt.timestep = dt / substeps
+        model.opt.gravity[:] = gravity
+        for actor in self.actors:
+            actor.write_controls()
+        for _ in range(substeps):
+            self.limit_depenetration(cap)
+            mujoco.mj_step(model, data)
+            for actor in self.actors:
+                actor.limit_velocities()
+        mujoco.mj_forward(model, data)  # bodies, velocities and contacts of the new state
+
     def limit_depenetration(self, cap):
         """PhysX pushes penetrating shapes apart at most at ``max_depenetration_velocity``
         (PhysXParams; legged_gym sets 1 m/s and starts its robots inside the ground).

@@ -8,7 +8,6 @@ tensor API: "refresh" copies the latest state into the buffer).
 
 import sys
 
-import mujoco
 import numpy as np
 import torch
 
@@ -130,17 +129,7 @@ class SimState:
         gravity = self.gravity()
         cap = float(self.params.physx.max_depenetration_velocity)
         for env in self.envs:
-            model, data = env.physics()
-            model.opt.timestep = dt / substeps
-            model.opt.gravity[:] = gravity
-            for actor in env.actors:
-                actor.write_controls()
-            for _ in range(substeps):
-                env.limit_depenetration(cap)
-                mujoco.mj_step(model, data)
-                for actor in env.actors:
-                    actor.limit_velocities()
-            mujoco.mj_forward(model, data)  # bodies, velocities and contacts of the new state
+            env.simulate(dt, substeps, gravity, cap)
         self.time += dt
         self.frames += 1
         self.setters_since_simulate = set()
