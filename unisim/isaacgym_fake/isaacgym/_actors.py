@@ -7,6 +7,8 @@ root and body states are position (3), quaternion xyzw (4), linear velocity (3),
 velocity (3), world axes; DOF states are (position, velocity).
 """
 
+import copy
+
 import mujoco
 import numpy as np
 
@@ -42,6 +44,7 @@ class ActorSim:
         self.ndof = len(asset.dof_names)
         self.nbody = len(asset.body_names)
         self.shape_friction = np.array(asset.shape_friction, dtype=np.float64)
+        self.tendon_props = copy.deepcopy(asset.tendon_props)  # the asset's at creation
         self.body_props = None  # [(mass, com, inertia)] once set_actor_rigid_body_properties ran
         self.colors = {}  # body index: rgb
         self.position_target = np.zeros(self.ndof)

@@ -12,6 +12,7 @@ import mujoco
 import numpy as np
 
 from ._mjcf import ImportFailure, compile_mjcf, finish, read_mjcf
+from ._tendons import imported as imported_tendons
 from ._types import DOF_PROPERTIES
 from ._urdf import import_urdf
 
@@ -65,6 +66,7 @@ class AssetData:
                 "gainprm": "0", "biastype": "affine", "biasprm": "0 0 0",
                 "ctrllimited": "false", "forcelimited": "false"})
         model = self.compile()
+        self.tendon_names, self.tendon_props = imported_tendons(model, options)
         self.body_names = [model.body(b).name or "body%d" % b for b in range(1, model.nbody)]
         shapes = model.geom_bodyid > 0
         self.shape_count = int(np.sum(shapes))

@@ -19,6 +19,7 @@ import xml.etree.ElementTree as ElementTree
 import mujoco
 import numpy as np
 
+from . import _attractors, _tendons
 from ._contacts import add_ground_pairs, mix
 from ._errors import FakeError
 from ._mjcf import spec_from_string
@@ -79,7 +80,8 @@ class EnvSim:
         groups = {-1: -1}
         actors = tuple((a.asset, groups.setdefault(a.group, len(groups) - 1), a.filter)
                        for a in self.actors)
-        return actors, tuple(self.aggregates), self.sim.ground.key(self.origin)
+        return (actors, tuple(self.aggregates), self.sim.ground.key(self.origin),
+                _attractors.key(self))
 
     def _build(self):
         saved = [(actor, actor.save()) for actor in self.actors if actor.bound()]
@@ -91,6 +93,8 @@ class EnvSim:
         for k, actor in enumerate(self.actors):
             end = roots[k + 1] if k + 1 < len(roots) else model.nbody
             actor.bind(self, prefix(k), roots[k], end)
+        _tendons.bind(self)
+        _attractors.bind(self)
         for actor, state in saved:
             actor.restore(state)
         mix(model)
@@ -121,6 +125,7 @@ class EnvSim:
             exclude = spec.add_exclude()
             exclude.bodyname1, exclude.bodyname2 = one, other
         add_ground_pairs(spec, model)
+        _attractors.add_to(spec, model, self)
         model = spec.compile()
         # PhysX drives are implicit: keep them stable
         model.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST

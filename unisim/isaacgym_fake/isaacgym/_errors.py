@@ -15,3 +15,8 @@ class UnwrapError(RuntimeError):
 def log_error(message):
     """The SDK logs its failures on stderr and returns None or False: say why here."""
     print("[isaacgym fake] Error: %s" % message, file=sys.stderr)
+
+
+def log_warning(message):
+    """What the SDK loads but changes on the way, said on stderr."""
+    print("[isaacgym fake] Warning: %s" % message, file=sys.stderr)

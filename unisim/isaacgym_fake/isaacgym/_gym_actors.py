@@ -6,6 +6,7 @@ from ._actors import ActorSim
 from ._enums import IndexDomain
 from ._env import EnvSim
 from ._errors import FakeError, log_error
+from ._rigid import env_handle
 from ._structs import IndexRange, RigidBodyProperties, RigidShapeProperties
 from ._types import DOF_PROPERTIES, DOF_STATE, Env, Vec3
 
@@ -129,11 +130,17 @@ class ActorsMixin:
         return {n: i for i, n in enumerate(self._actor(arg0, arg1).asset.body_names)}
 
     def find_actor_rigid_body_handle(self, arg0, arg1, arg2):
-        names = self._actor(arg0, arg1).asset.body_names
-        return names.index(arg2) if arg2 in names else -1
+        """The body's handle in its env (``_rigid``), -1 if the actor has no such body."""
+        actor = self._actor(arg0, arg1)
+        names = actor.asset.body_names
+        return env_handle(arg0._env, actor, names.index(arg2)) if arg2 in names else -1
+
+    def get_actor_rigid_body_handle(self, arg0, arg1, arg2):
+        return env_handle(arg0._env, self._actor(arg0, arg1), arg2)
 
     def find_actor_rigid_body_index(self, arg0, arg1, arg2, arg3):
-        local = self.find_actor_rigid_body_handle(arg0, arg1, arg2)
+        names = self._actor(arg0, arg1).asset.body_names
+        local = names.index(arg2) if arg2 in names else -1
         if local < 0 or arg3 == IndexDomain.DOMAIN_ACTOR:
             return local
         env, actor = arg0._env, self._actor(arg0, arg1)
@@ -227,23 +234,6 @@ class ActorsMixin:
                       % (len(arg2), len(actor.geoms)))
             return False
         actor.set_shape_friction([props.friction for props in arg2])
-        return True
-
-    def get_actor_tendon_count(self, arg0, arg1):
-        self._actor(arg0, arg1)
-        return 0  # the importer drops tendons
-
-    def get_actor_tendon_properties(self, arg0, arg1):
-        """No tendons (IsaacGymEnvs' randomisation reads every actor's tendon list)."""
-        self._actor(arg0, arg1)
-        return []
-
-    def set_actor_tendon_properties(self, arg0, arg1, arg2):
-        self._actor(arg0, arg1)
-        if len(arg2):
-            log_error("set_actor_tendon_properties: %d properties for an actor without "
-                      "tendons (the fake's importer drops them)" % len(arg2))
-            return False
         return True
 
     def set_rigid_body_color(self, arg0, arg1, arg2, arg3, arg4):

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import torch
 
-from . import _sensors
+from . import _body_forces, _sensors
 from ._assets import AssetData, ImportFailure
 from ._enums import SimType, UpAxis
 from ._errors import FakeError, log_error
@@ -92,6 +92,7 @@ class BuildMixin:
 
     def simulate(self, arg0):
         arg0._state.simulate()
+        _body_forces.clear(arg0._state)  # applied "for the immediate timestep"
 
     def fetch_results(self, arg0, arg1):
         for env in arg0._state.envs:

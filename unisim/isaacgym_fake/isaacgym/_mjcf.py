@@ -3,7 +3,7 @@
 One root body in <worldbody> (the adapter's own limits, in docs/isaacgym.md, are
 stricter: no <include>, primitive geoms); <include> is followed as MuJoCo follows it.
 What the importer drops (the static geoms of <worldbody>, actuators, sensors, keyframes,
-tendons) is dropped here too.
+spatial tendons) is dropped here too; fixed tendons are kept (``_tendons``).
 """
 
 import os
@@ -11,7 +11,10 @@ import xml.etree.ElementTree as ElementTree
 
 import mujoco
 
+from ._errors import log_warning
+
 ROOT_JOINT = "__fake_root"
+MESH_FORMATS = (".stl", ".obj", ".msh")  # what MuJoCo 3.2 loads
 
 
 class ImportFailure(Exception):
@@ -31,6 +34,7 @@ def read_mjcf(path):
         raise ImportFailure("%s is not an MJCF file (root element <%s>)" % (path, root.tag))
     directory = os.path.dirname(os.path.abspath(path))
     _expand_includes(root, directory, path, [os.path.abspath(path)])
+    _unique_joint_names(root, path)
     compiler = root.find("compiler")
     if compiler is None:
         compiler = ElementTree.SubElement(root, "compiler")
@@ -47,13 +51,36 @@ def read_mjcf(path):
         for pair in element.findall("pair"):
             element.remove(pair)
     _drop_unknown_materials(root)
+    _drop_unloadable_meshes(root, path)
+    _unlock_equal_ranges(root, path)
     for joint in root.iter("joint"):  # <default> classes too
         # the SDK's MJCF importer leaves a DOF's friction 0 whatever the frictionloss
         # (xbpeng/MimicKit#25); URDF <dynamics friction> does reach it
         joint.attrib.pop("frictionloss", None)
     actuators = _actuators(root, path)  # before their section goes, with tendons they use
-    _drop(root, ("actuator", "tendon"))
+    _drop(root, ("actuator",))
+    for section in root.findall("tendon"):  # fixed tendons stay (``_tendons``)
+        for spatial in section.findall("spatial"):
+            section.remove(spatial)
     return tree, actuators
+
+
+def _unique_joint_names(root, path):
+    """A joint name the file repeats gets a suffix on its later joints, with a warning:
+    the SDK loads such files with every joint a DOF (IsaacGymEnvs' Ingenuity writes
+    ``rotor_roll0`` twice and counts 4 DOFs per env), MuJoCo refuses them."""
+    seen = set()
+    for joint in [] if root.find("worldbody") is None else root.find("worldbody").iter("joint"):
+        name = joint.get("name")
+        if name is None:
+            continue
+        unique, k = name, 1
+        while unique in seen:
+            unique, k = "%s_%d" % (name, k), k + 1
+        if unique != name:
+            log_warning("%s: joint name %r repeated; this joint is named %r" % (path, name, unique))
+            joint.set("name", unique)
+        seen.add(unique)
 
 
 def _expand_includes(element, directory, path, chain):
@@ -95,6 +122,44 @@ def _drop_unknown_materials(root):
     for element in root.iter():
         if element.tag != "material" and element.get("material") not in (None, *defined):
             del element.attrib["material"]
+
+
+def _drop_unloadable_meshes(root, path):
+    """Visual-only geoms (``contype`` and ``conaffinity`` 0) of meshes MuJoCo cannot load
+    (IsaacGymEnvs' Ingenuity draws .glb meshes; the SDK loads them) are dropped with a
+    warning, and with them their mass; a colliding one is refused (the fake's limit)."""
+    unloadable = {mesh.get("name") or os.path.splitext(os.path.basename(mesh.get("file")))[0]
+                  for mesh in root.iter("mesh") if mesh.get("file")
+                  and not mesh.get("file").lower().endswith(MESH_FORMATS)}
+    if not unloadable:
+        return
+    for body in root.iter("body"):
+        for geom in body.findall("geom"):
+            if geom.get("mesh") not in unloadable:
+                continue
+            if geom.get("contype") != "0" or geom.get("conaffinity") != "0":
+                raise ImportFailure("%s: the colliding geom of mesh %r is in a format MuJoCo "
+                                    "cannot load (it loads %s); the fake's limit: convert it"
+                                    % (path, geom.get("mesh"), ", ".join(MESH_FORMATS)))
+            body.remove(geom)
+            log_warning("%s: dropped the visual geom of mesh %r (a format MuJoCo cannot "
+                        "load), and its mass" % (path, geom.get("mesh")))
+            if body.find("geom") is None and body.find("inertial") is None:
+                body.insert(0, ElementTree.Element("inertial", {  # MuJoCo's floor: movable
+                    "pos": "0 0 0", "mass": "1e-6", "diaginertia": "1e-9 1e-9 1e-9"}))
+    for assets in root.findall("asset"):
+        for mesh in assets.findall("mesh"):
+            if mesh.get("file") and not mesh.get("file").lower().endswith(MESH_FORMATS):
+                assets.remove(mesh)
+
+
+def _unlock_equal_ranges(root, path):
+    """A limited joint with ``range="a a"`` (a joint the SDK loads locked: IsaacGymEnvs'
+    Ingenuity's rotors) gets a range 1e-6 wide: MuJoCo refuses an empty one."""
+    for joint in root.iter("joint"):
+        bounds = (joint.get("range") or "").split()
+        if len(bounds) == 2 and float(bounds[0]) == float(bounds[1]):
+            joint.set("range", "%r %r" % (float(bounds[0]), float(bounds[0]) + 1e-6))
 
 
 def _actuators(root, path):
@@ -153,6 +218,12 @@ def finish(tree, path, fix_base_link, disable_gravity):
         for joint in free:
             robot.remove(joint)
     elif not free:
+        # the SDK's free base: the root body's own joints are no DOFs (IsaacGymEnvs'
+        # Ingenuity puts a hinge there and counts only its rotors' 4 DOFs)
+        for joint in robot.findall("joint"):
+            robot.remove(joint)
+            log_warning("%s: joint %r of the root body dropped: the base is free "
+                        "(fix_base_link is off)" % (path, joint.get("name")))
         robot.insert(0, ElementTree.Element("freejoint", {"name": ROOT_JOINT}))
     if disable_gravity:
         for body in robot.iter("body"):

@@ -20,9 +20,9 @@ import mujoco
 import numpy as np
 
 from ._collapse import collapse_fixed_bodies, explicit_inertials
-from ._mjcf import ImportFailure, compile_mjcf, spec_from_string
+from ._errors import log_warning
+from ._mjcf import MESH_FORMATS, ImportFailure, compile_mjcf, spec_from_string
 
-MESH_FORMATS = (".stl", ".obj", ".msh")  # what MuJoCo 3.2 loads
 MIN_MASS, MIN_INERTIA = 1e-6, 1e-9  # floors for links PhysX takes massless
 
 
@@ -89,7 +89,21 @@ def _parse(path):
     if robot.tag != "robot":
         raise ImportFailure("%s is not a URDF file (root element <%s>, not <robot>)"
                             % (path, robot.tag))
+    _first_inertials(robot, path)
     return robot
+
+
+def _first_inertials(robot, path):
+    """A link has one ``<inertial>`` (the URDF spec); where a file gives more (IsaacGymEnvs'
+    trifingerpro.urdf, which loads on the SDK), the first counts, as urdfdom, the reference
+    parser, reads a link's ``FirstChildElement("inertial")``; MuJoCo's parser refuses it."""
+    for link in robot.findall("link"):
+        extra = link.findall("inertial")[1:]
+        for inertial in extra:
+            link.remove(inertial)
+        if extra:
+            log_warning("%s: link %s has %d <inertial> elements; the first is used"
+                        % (path, link.get("name"), len(extra) + 1))
 
 
 def _masses_without_inertia(robot):

@@ -8,6 +8,9 @@ SDK reports by value (None, False) are reported so, with the reason on stderr.
 
 import torch  # noqa: F401  (before mujoco: the other order aborts at exit under EGL)
 
+from ._attractors import AttractorMixin as _AttractorMixin
+from ._attractors import AttractorProperties  # noqa: F401
+from ._body_forces import BodyForcesMixin as _BodyForcesMixin
 from ._enums import (  # noqa: F401
     FLAGS,
     MEMBERS,
@@ -36,6 +39,8 @@ from ._gym_base import traced as _traced
 from ._gym_build import BuildMixin as _BuildMixin
 from ._gym_graphics import GraphicsMixin as _GraphicsMixin
 from ._gym_tensors import TensorMixin as _TensorMixin
+from ._jacobians import JacobianMixin as _JacobianMixin
+from ._rigid import RigidMixin as _RigidMixin
 from ._structs import (  # noqa: F401
     ActuatorProperties,
     AssetOptions,
@@ -52,6 +57,8 @@ from ._structs import (  # noqa: F401
     TriangleMeshParams,
     VhacdParams,
 )
+from ._tendons import TendonMixin as _TendonMixin
+from ._tendons import TendonProperties  # noqa: F401
 from ._types import (  # noqa: F401
     Asset,
     Env,
@@ -69,7 +76,8 @@ globals().update(FLAGS)
 
 
 @_traced
-class Gym(_BuildMixin, _ActorsMixin, _TensorMixin, _GraphicsMixin, _GymBase):
+class Gym(_BuildMixin, _ActorsMixin, _TensorMixin, _GraphicsMixin, _RigidMixin, _BodyForcesMixin,
+          _JacobianMixin, _AttractorMixin, _TendonMixin, _GymBase):
     """The gym: one per process (``acquire_gym``)."""
 
 
