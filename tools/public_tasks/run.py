@@ -1,18 +1,27 @@
-"""Public IsaacGym tasks, unmodified, through the task bridge: check, then a short training.
+"""Public IsaacGym tasks, unmodified, through the task bridge: check, then a training.
 
     MUJOCO_GL=egl python -m tools.public_tasks.run --legged-gym ~/legged_gym \\
-        --isaacgymenvs ~/IsaacGymEnvs --python ~/venv38/bin/python [--publish]
+        --isaacgymenvs ~/IsaacGymEnvs \\
+        --project unitree_rl_gym=legged_gym.envs:task_registry=~/unitree_rl_gym \\
+        --python ~/venv38/bin/python [--only REGEX] [--publish]
 
-Tasks: legged_gym's ``anymal_c_flat`` and ``a1`` (by its task registry) and IsaacGymEnvs'
-``Ant`` (by class, its Hydra config resolved to JSON by ``isaacgymenvs_cfg.py`` on the
-worker's interpreter). Each runs the two commands of docs/bring-your-isaacgym-task.md as a
-user types them, ``python -m unisim task check`` and ``python -m unisim task train``, in
-subprocesses, with the checkout on ``--path``: nothing of the public code is copied or
-changed. ``--python`` is a Python 3.8 with what the projects import (legged_gym: rsl_rl,
-scipy; IsaacGymEnvs: hydra-core, gym, rl-games, ...); it gets the SDK fake
-(``unisim.testing.isaacgym_fake_python``) unless ``--sdk`` says it has IsaacGym itself.
-Prints a table; ``--publish`` writes it into docs/bring-your-isaacgym-task.md ("Tested on
-public tasks"). Asserts nothing about the figures.
+Tasks: every task registered in legged_gym's task registry (and in the registry of each
+``--project``, a legged_gym-family project: its label, its ``module:attribute`` registry,
+its checkout), and every task of IsaacGymEnvs' ``isaacgym_task_map`` (classes or
+resolvers, each config resolved by Hydra to JSON as its ``train.py`` resolves it, by
+``isaacgymenvs_cfg.py``) less Factory and IndustReal, which collide through SDFs the fake
+does not have. The lists are read from the projects on the worker's interpreter
+(``registered.py``). Each task runs the two commands of docs/bring-your-isaacgym-task.md
+as a user types them, ``python -m unisim task check`` and ``python -m unisim task train``,
+in subprocesses, with the checkout on ``--path``: nothing of the public code is copied or
+changed. ``--python`` is a Python 3.8 with what the projects import (envs/public-tasks38.txt);
+it gets the SDK fake (``unisim.testing.isaacgym_fake_python``) unless ``--sdk`` says it
+has IsaacGym itself. The default training, 42 PPO iterations of 24 steps, is 1,008 steps
+per env: past legged_gym's push interval (750 steps) and episode length (1,000), with the
+resets of random starts and falls on the way. Prints a table, each task with its figures
+or the last line of the command that failed; ``--publish`` writes it into
+docs/bring-your-isaacgym-task.md ("Tested on public tasks"). Asserts nothing about the
+figures.
 """
 
 from __future__ import annotations
@@ -27,13 +36,16 @@ import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tools.figures.doc_figures import invocation, publish, stamp
 from unisim import split
+from unisim.task_bridge.train import STEPS_PER_ENV
 from unisim.testing import isaacgym_fake_python
 
 HERE = Path(__file__).resolve().parent
 REGISTRY = "legged_gym.envs:task_registry"
+LEFT_OUT = ("Factory", "IndustReal")  # IsaacGymEnvs tasks that need SDF collisions
 SIZES = re.compile(r"(\d+) envs, (\d+) observations, (\d+) privileged, (\d+) actions")
 STEPS = re.compile(r"100 steps of random actions: ([0-9.]+) s")
 
@@ -59,10 +71,13 @@ class Outcome:
     failure: str = ""  # the failing command's last line of output
 
 
-def unisim(arguments: list[str]) -> tuple[bool, str]:
+def unisim(arguments: list[str], timeout: float) -> tuple[bool, str]:
     """``python -m unisim task ...`` on this interpreter: whether it succeeded, its output."""
-    done = subprocess.run([sys.executable, "-m", "unisim", "task", *arguments],
-                          capture_output=True, text=True, timeout=3600)
+    try:
+        done = subprocess.run([sys.executable, "-m", "unisim", "task", *arguments],
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False, f"not done after {timeout:.0f} s (--timeout)"
     return done.returncode == 0, done.stdout + done.stderr
 
 
@@ -71,19 +86,21 @@ def last_line(output: str) -> str:
     return lines[-1] if lines else "no output"
 
 
-def run(task: Task, python: str, num_envs: int, iterations: int, out: Path) -> Outcome:
+def run(task: Task, python: str, num_envs: int, iterations: int, out: Path,
+        timeout: float) -> Outcome:
     """``check``, then ``train`` for ``iterations`` PPO iterations, of ``task``."""
     outcome = Outcome(task.label)
     common = [task.name, *task.options, "--python", python, "--num-envs", str(num_envs)]
-    ok, output = unisim(["check", *common])
+    ok, output = unisim(["check", *common], timeout)
     sizes, steps = SIZES.search(output), STEPS.search(output)
     if not ok or sizes is None or steps is None:
         outcome.failure = "check: " + last_line(output)
         return outcome
     outcome.sizes = [int(v) for v in sizes.groups()[1:]]
     outcome.steps_per_s = 100 * num_envs / float(steps.group(1))
-    runs = out / task.label
-    ok, output = unisim(["train", *common, "--iterations", str(iterations), "--out", str(runs)])
+    runs = out / task.label.replace(" ", "-")
+    ok, output = unisim(["train", *common, "--iterations", str(iterations), "--out", str(runs)],
+                        timeout)
     folders = sorted(runs.glob("task-*"))
     if not ok or not folders:
         outcome.failure = "train: " + last_line(output)
@@ -96,27 +113,64 @@ def run(task: Task, python: str, num_envs: int, iterations: int, out: Path) -> O
     return outcome
 
 
-def tasks(legged_gym: Path | None, isaacgymenvs: Path | None, base: str,
-          folder: Path) -> list[Task]:
-    """The tasks of the checkouts given; IsaacGymEnvs' Ant config resolved into ``folder``."""
+@dataclass
+class Project:
+    """A legged_gym-family project: its label, task registry and checkout."""
+
+    label: str
+    registry: str
+    checkout: Path
+
+
+def project(text: str) -> Project:
+    """``--project LABEL=module:attribute=PATH``."""
+    parts = text.split("=")
+    if len(parts) != 3 or parts[1].count(":") != 1:
+        raise argparse.ArgumentTypeError(
+            f"--project takes LABEL=module:attribute=PATH (a legged_gym task registry), "
+            f"got {text!r}")
+    return Project(parts[0], parts[1], Path(parts[2]).expanduser())
+
+
+def listed(base: str, *arguments: str) -> Any:
+    """What ``registered.py`` prints for ``arguments`` on the worker's interpreter."""
+    done = subprocess.run([base, str(HERE / "registered.py"), *arguments],
+                          capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(f"listing the tasks of {arguments[1]} failed: {last_line(done.stderr)}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def tasks(projects: list[Project], isaacgymenvs: Path | None, worker: str, base: str,
+          folder: Path) -> tuple[list[Task], list[str]]:
+    """The tasks of the checkouts given, and the IsaacGymEnvs tasks left out; each
+    IsaacGymEnvs config resolved into ``folder`` (on ``base``, which has Hydra)."""
     found = []
-    if legged_gym is not None:
-        options = ["--registry", REGISTRY, "--path", str(legged_gym)]
-        found += [Task(f"legged_gym {name}", name, options) for name in ("anymal_c_flat", "a1")]
+    for one in projects:
+        options = ["--registry", one.registry, "--path", str(one.checkout)]
+        names = listed(worker, "registry", str(one.checkout), one.registry)
+        found += [Task(f"{one.label} {name}", name, options) for name in names]
+    left_out = []
     if isaacgymenvs is not None:
-        cfg = folder / "Ant.json"
-        resolved = subprocess.run([base, str(HERE / "isaacgymenvs_cfg.py"), str(isaacgymenvs),
-                                   "Ant"], capture_output=True, text=True, check=True)
-        cfg.write_text(resolved.stdout)
-        found.append(Task("IsaacGymEnvs Ant", "isaacgymenvs.tasks.ant:Ant",
-                          ["--style", "vec_task", "--cfg", str(cfg), "--path",
-                           str(isaacgymenvs)]))
-    return found
+        for name, target in listed(worker, "isaacgymenvs", str(isaacgymenvs)).items():
+            if name.startswith(LEFT_OUT):
+                left_out.append(name)
+                continue
+            cfg = folder / f"{name}.json"
+            resolved = subprocess.run([base, str(HERE / "isaacgymenvs_cfg.py"),
+                                       str(isaacgymenvs), name], capture_output=True,
+                                      text=True, check=True)
+            cfg.write_text(resolved.stdout)
+            found.append(Task(f"IsaacGymEnvs {name}", target,
+                              ["--style", "vec_task", "--cfg", str(cfg), "--path",
+                               str(isaacgymenvs)]))
+    return found, left_out
 
 
 def table(outcomes: list[Outcome], iterations: int) -> list[str]:
     lines = ["| task | observations, privileged, actions | env steps/s (check) "
-             f"| s per PPO iteration | mean return, first → last of {iterations} iterations |",
+             f"| s per PPO iteration | mean return, first → last of {iterations} iterations "
+             f"({iterations * STEPS_PER_ENV} steps per env) |",
              "| --- | --- | --- | --- | --- |"]
     for o in outcomes:
         if o.failure:
@@ -133,31 +187,48 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--legged-gym", type=Path, help="a legged_gym checkout")
     parser.add_argument("--isaacgymenvs", type=Path, help="an IsaacGymEnvs checkout")
+    parser.add_argument("--project", type=project, action="append", default=[],
+                        help="another legged_gym-family project: LABEL=module:attribute=PATH "
+                        "(its task registry, its checkout)")
     parser.add_argument("--python", required=True, help="the worker's Python 3.8, with the "
                         "projects' dependencies")
     parser.add_argument("--sdk", action="store_true", help="--python has IsaacGym itself "
                         "(default: it is given the SDK fake)")
-    parser.add_argument("--num-envs", type=int, default=64)
-    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--only", default="", help="run only the tasks whose label (e.g. "
+                        "'IsaacGymEnvs Ant') this regular expression finds")
+    parser.add_argument("--num-envs", type=int, default=16)
+    parser.add_argument("--iterations", type=int, default=42)
+    parser.add_argument("--timeout", type=float, default=1800.0,
+                        help="seconds each command of a task may take")
     parser.add_argument("--publish", action="store_true",
                         help="write the table into docs/bring-your-isaacgym-task.md")
     args = parser.parse_args()
-    if args.legged_gym is None and args.isaacgymenvs is None:
-        parser.error("give --legged-gym, --isaacgymenvs or both")
+    projects = list(args.project)
+    if args.legged_gym is not None:
+        projects.insert(0, Project("legged_gym", REGISTRY, args.legged_gym))
+    if not projects and args.isaacgymenvs is None:
+        parser.error("give --legged-gym, --isaacgymenvs or --project")
     worker = args.python if args.sdk else isaacgym_fake_python(args.python)
     with tempfile.TemporaryDirectory(prefix="unisim-public-tasks-") as name:
         folder = Path(name)
+        found, left_out = tasks(projects, args.isaacgymenvs, worker, args.python, folder)
         outcomes = []
-        for task in tasks(args.legged_gym, args.isaacgymenvs, args.python, folder):
+        for task in [t for t in found if re.search(args.only, t.label)]:
             print(f"{task.label}: check, then {args.iterations} PPO iterations", flush=True)
-            outcomes.append(run(task, worker, args.num_envs, args.iterations, folder))
+            outcomes.append(run(task, worker, args.num_envs, args.iterations, folder,
+                                args.timeout))
+            print(f"  {outcomes[-1].failure or 'done'}", flush=True)
     sdk = "IsaacGym" if args.sdk else "the SDK fake"
     lines = [f"{stamp()}; {split.cores()} cores; {args.num_envs} envs per task; the worker on "
              f"{sdk}, the CPU pipeline", "", *table(outcomes, args.iterations)]
+    if left_out:
+        lines += ["", "Left out (SDF collisions, which the fake does not have): "
+                  + ", ".join(left_out)]
     print("\n".join(lines))
     if args.publish:
         data = {"num_envs": args.num_envs, "iterations": args.iterations, "sdk": args.sdk,
-                "mujoco_gl": os.environ.get("MUJOCO_GL", ""),
+                "steps_per_env": args.iterations * STEPS_PER_ENV,
+                "mujoco_gl": os.environ.get("MUJOCO_GL", ""), "left_out": left_out,
                 "outcomes": [asdict(o) for o in outcomes]}
         print(publish("public-tasks", "\n".join(lines) + "\n", data, invocation()))
     return 1 if any(o.failure for o in outcomes) else 0

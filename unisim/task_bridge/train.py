@@ -20,8 +20,11 @@ from .env import BridgedTask
 from .rsl_rl import RslRlTaskEnv, obs_groups
 
 
+STEPS_PER_ENV = 24  # env steps per env of one PPO iteration (rsl_rl's num_steps_per_env)
+
+
 def train(task: BridgedTask, iterations: int, run_dir: Path, *, seed: int = 0,
-          steps_per_env: int = 24, hidden_dims: tuple[int, ...] = (128, 128),
+          steps_per_env: int = STEPS_PER_ENV, hidden_dims: tuple[int, ...] = (128, 128),
           learning_rate: float = 1e-3, random_start: bool = True,
           title: str = "") -> list[dict[str, Any]]:
     """PPO on ``task`` for ``iterations``; the metrics rows, one per iteration.
