@@ -331,9 +331,13 @@ def test_assets_mujoco_refuses_load_as_the_sdk_loads_them(
           <inertial><mass value="0.5"/><inertia ixx="1e-5" iyy="1e-5" izz="1e-5" ixy="0"
             ixz="0" iyz="0"/></inertial>
           <collision><geometry><sphere radius="0.02"/></geometry></collision></link>
+        <link name="pad"><inertial><mass value="0.01"/><inertia ixx="1e-7" iyy="1e-7"
+          izz="1e-7" ixy="0" ixz="0" iyz="0"/></inertial></link>
         <joint name="bend" type="revolute"><parent link="base"/><child link="tip"/>
           <origin xyz="0 0 0.1"/><axis xyz="0 1 0"/>
-          <limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>"""))
+          <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+        <joint name="pad_joint" type="fixed"><parent link="tip"/><child link="pad"/>
+          <origin xyz="0 0 0.02"/></joint></robot>"""))
     out = run_fake(isaacgym_fake_python, f"""
         gym = gymapi.acquire_gym()
         params = gymapi.SimParams()
@@ -346,11 +350,16 @@ def test_assets_mujoco_refuses_load_as_the_sdk_loads_them(
         masses = [p.mass for p in gym.get_actor_rigid_body_properties(env, 0)]
         print(json.dumps({{"dofs": gym.get_asset_dof_names(flyer),
                           "bodies": gym.get_asset_rigid_body_count(flyer),
-                          "finger": masses}}))
+                          "finger": masses, "joints": gym.get_actor_joint_dict(env, 0),
+                          "finger_dofs": gym.get_asset_dof_names(finger)}}))
         """)
     assert out["dofs"] == ["spin", "spin_1"]  # both joints, the root's hinge not a DOF
     assert out["bodies"] == 3
-    assert out["finger"] == [_approx(1.0), _approx(0.031)]  # the first <inertial> counts
+    assert out["finger"] == [_approx(1.0), _approx(0.031), _approx(0.01)]  # the first counts
+    # the SDK's joints: one per body but the root, the fixed one too (FrankaCubeStack's
+    # Jacobian index), while the DOFs are the movable ones
+    assert out["joints"] == {"bend": 0, "pad_joint": 1}
+    assert out["finger_dofs"] == ["bend"]
 
 
 def _approx(value: float) -> object:

@@ -36,13 +36,13 @@ class AssetData:
         self.disable_gravity = bool(options.disable_gravity)
         self.default_drive_mode = int(options.default_dof_drive_mode)
         if tree is not None:
-            self.tree, limits, self.actuators = tree, {}, []
+            self.tree, limits, self.actuators, inbound = tree, {}, [], None
         elif os.path.splitext(path)[1].lower() == ".urdf":
-            self.tree, limits = import_urdf(path, options)
+            self.tree, limits, inbound = import_urdf(path, options)
             self.actuators = []
         else:
             self.tree, self.actuators = read_mjcf(path)
-            limits = {}
+            limits, inbound = {}, None
         self.actuator_names = [actuator["name"] for actuator in self.actuators]
         finish(self.tree, path, self.fix_base_link, self.disable_gravity)
         model = self.compile()
@@ -68,6 +68,11 @@ class AssetData:
         model = self.compile()
         self.tendon_names, self.tendon_props = imported_tendons(model, options)
         self.body_names = [model.body(b).name or "body%d" % b for b in range(1, model.nbody)]
+        # the SDK's joints: one per body but the root, fixed ones included (FrankaCubeStack
+        # indexes its Jacobian by the fixed panda_hand_joint's index); a URDF names them, an
+        # MJCF's joints are its DOFs
+        self.joint_names = list(self.dof_names) if inbound is None else [
+            inbound.get(name, name) for name in self.body_names[1:]]
         shapes = model.geom_bodyid > 0
         self.shape_count = int(np.sum(shapes))
         # friction per shape, for actors created from now on (set_asset_rigid_shape_properties)

@@ -114,7 +114,8 @@ class ActorsMixin:
         return {n: i for i, n in enumerate(self._actor(arg0, arg1).asset.dof_names)}
 
     def get_actor_joint_dict(self, arg0, arg1):
-        return self.get_actor_dof_dict(arg0, arg1)  # hinge and slide joints: one DOF each
+        """The actor's joints (``_assets``' ``joint_names``) by name."""
+        return {n: i for i, n in enumerate(self._actor(arg0, arg1).asset.joint_names)}
 
     def find_actor_dof_handle(self, arg0, arg1, arg2):
         names = self._actor(arg0, arg1).asset.dof_names

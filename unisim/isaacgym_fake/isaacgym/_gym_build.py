@@ -214,10 +214,10 @@ class BuildMixin:
         return True
 
     def get_asset_joint_count(self, arg0):
-        return len(arg0._data.dof_names)
+        return len(arg0._data.joint_names)
 
     def get_asset_joint_names(self, arg0):
-        return list(arg0._data.dof_names)
+        return list(arg0._data.joint_names)
 
     def get_asset_actuator_count(self, arg0):
         return len(arg0._data.actuator_names)

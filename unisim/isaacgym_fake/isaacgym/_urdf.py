@@ -38,16 +38,19 @@ class JointLimits:
 
 
 def import_urdf(path, options):
-    """The URDF at ``path`` as an MJCF tree (one root body, no free joint yet), and the
-    ``JointLimits`` of each movable joint by name."""
+    """The URDF at ``path`` as an MJCF tree (one root body, no free joint yet), the
+    ``JointLimits`` of each movable joint by name, and each joint's name by its child link
+    (fixed ones too: the SDK's joints)."""
     robot = _parse(path)
-    limits = {}
+    limits, joints = {}, {}
     kept = set()
     masses = _masses_without_inertia(robot)
     for joint in robot.findall("joint"):
         if joint.get("type") in ("revolute", "continuous", "prismatic"):
             limits[joint.get("name")] = JointLimits(joint)
         child = joint.find("child")
+        if child is not None:
+            joints[child.get("link")] = joint.get("name")
         if joint.get("dont_collapse", "").lower() == "true" and child is not None:
             kept.add(child.get("link"))
     _prepare(robot, path)
@@ -65,7 +68,7 @@ def import_urdf(path, options):
         explicit_inertials(tree, compile_mjcf(tree.getroot(), path))
         collapse_fixed_bodies(tree, kept)
     _sort_children(tree.getroot().find("worldbody"))
-    return tree, limits
+    return tree, limits, joints
 
 
 def _sort_children(element):
