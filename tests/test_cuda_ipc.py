@@ -6,11 +6,11 @@ import itertools
 
 import numpy as np
 import pytest
+import unisim_protocol as protocol
+from unisim_protocol import arena as arena_layout
+from unisim_protocol import cuda_arena, cuda_driver
 
 import unisim
-from unisim import protocol
-from unisim.protocol import arena as arena_layout
-from unisim.protocol import cuda_arena, cuda_driver
 from unisim.slots import SlotSpec
 
 

@@ -18,14 +18,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from unisim_protocol import Command, FrameReader, FrameWriter, schemas
+from unisim_protocol import doorbell as bell
+from unisim_worker.main import Worker
 
 import unisim
 from unisim import models, stepping
 from unisim.layout import Layout
-from unisim.protocol import Command, FrameReader, FrameWriter, schemas
-from unisim.protocol import doorbell as bell
 from unisim.slots import Arena
-from unisim.worker.main import Worker
 
 ROOT = Path(unisim.__file__).resolve().parent
 HOST = {"backend.py", "stepping.py", "protocol/doorbell.py"}

@@ -9,12 +9,12 @@ import sys
 
 import numpy as np
 import pytest
+from unisim_protocol import Command, work_queue
 
 import unisim
 from unisim import split
 from unisim.channel import Channel
 from unisim.errors import RemoteError, UnisimError
-from unisim.protocol import Command, work_queue
 
 SINGLE = {"engine": "MuJoCo 3.2.3", "threaded": False, "shares_rows": True}
 READER = """

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from unisim_protocol import Command, schemas
+from unisim_protocol import doorbell as bell
 
 from . import models, split
 from .arrays import checked_values, env_rows
@@ -24,8 +26,6 @@ from .physics_randomization import PhysicsRandomization
 from .planes import DataPlane
 from .planes import create as create_plane
 from .pool import RowRequests, WorkerPool
-from .protocol import Command, schemas
-from .protocol import doorbell as bell
 from .sim_warnings import WarningMonitor, check_policy
 from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping

@@ -12,10 +12,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from unisim_protocol import VERSION, Command, schemas, work_queue
+
 from .errors import ProtocolError, RemoteError, SetupError, UnisimError, WorkerDied
 from .pool import Member, WorkerPool
 from .progress import ProgressBar
-from .protocol import VERSION, Command, schemas, work_queue
 from .slots import Arena
 
 SHUTDOWN_TIMEOUT = 5.0  # seconds a worker gets to exit after SHUTDOWN before it is killed

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import mujoco
+import unisim_protocol.work_queue as work_queue
 
-import unisim.protocol.work_queue as work_queue
 from benchmarks.measure import interleaved, paired_ratio
 from benchmarks.split.sweep import Sim, add_run_options, independent_steppers, run_defaults, settled
 from benchmarks.systems import System, python38

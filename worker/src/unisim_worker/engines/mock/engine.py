@@ -31,8 +31,7 @@ import signal
 import time
 
 import numpy as np
-
-from unisim.protocol.schemas import physics_layout, slot
+from unisim_protocol.schemas import physics_layout, slot
 
 from .. import physics
 from ..base import Engine, EngineFault

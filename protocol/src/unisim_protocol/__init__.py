@@ -1,4 +1,4 @@
-"""unisim's wire protocol, loaded by the host as ``unisim.protocol`` and by workers by file path.
+"""unisim's wire protocol, loaded by the host as ``unisim_protocol`` and by workers by file path.
 
 Python 3.8 code using only the stdlib, numpy and msgpack. The format is specified in
 PROTOCOL.md beside this file.

@@ -14,9 +14,9 @@ import sys
 import time
 import traceback
 
-from unisim import protocol
-from unisim.protocol import arena, schemas
-from unisim.protocol.doorbell import (  # the names a doorbell STEP touches, bound once
+import unisim_protocol as protocol
+from unisim_protocol import arena, schemas
+from unisim_protocol.doorbell import (  # the names a doorbell STEP touches, bound once
     CMD_STEP,
     COMMAND,
     HOST_WAITING,
@@ -255,7 +255,7 @@ class Worker:
         host, device = schemas.parse_attach_request(payload)
         slots = arena.attach(host)
         if device is not None:  # device-resident slots, shared by CUDA IPC
-            from unisim.protocol.cuda_arena import DeviceMapping
+            from unisim_protocol.cuda_arena import DeviceMapping
 
             if not engine.device_resident:
                 raise ValueError("engine %s keeps its state in host memory; use data_plane='shm'"

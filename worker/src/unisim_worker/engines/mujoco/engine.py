@@ -5,9 +5,8 @@
 import os
 
 import numpy as np
-
-from unisim.protocol.arena import ArenaCache
-from unisim.protocol.schemas import parse_capture_request, slot
+from unisim_protocol.arena import ArenaCache
+from unisim_protocol.schemas import parse_capture_request, slot
 
 from .. import physics, rendering
 from ..base import Engine

@@ -8,8 +8,8 @@ renders each row's state (or a physics backend's qpos rows, from an arena declar
 request) from a camera into those rows. Several workers share the arena, each its rows.
 """
 
-from unisim.protocol.arena import ArenaCache
-from unisim.protocol.schemas import parse_render_request, render_layout, slot
+from unisim_protocol.arena import ArenaCache
+from unisim_protocol.schemas import parse_render_request, render_layout, slot
 
 from .. import rendering
 from ..base import Renderer

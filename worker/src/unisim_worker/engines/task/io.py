@@ -53,7 +53,7 @@ class HostIO:
 
 class DeviceIO:
     def __init__(self, slots, device):
-        from unisim.protocol.cuda_driver import driver
+        from unisim_protocol.cuda_driver import driver
 
         self.device = torch.device(device)
         torch.cuda.set_device(self.device)

@@ -18,9 +18,8 @@ import tempfile
 from typing import Any, List
 
 import numpy as np
-
-from unisim.protocol.arena import ArenaCache
-from unisim.protocol.schemas import parse_capture_request, physics_layout, slot
+from unisim_protocol.arena import ArenaCache
+from unisim_protocol.schemas import parse_capture_request, physics_layout, slot
 
 from .. import mjcf_scan, physics, rendering
 from ..base import Engine, EngineFault
@@ -51,7 +50,7 @@ class IsaacGymEngine(Engine):
         options = Options(spec.get("options"), int(spec.get("total_envs", num_envs)),
                           range(first, first + num_envs))
         if options.choose_plane(spec) == "cuda":
-            from unisim.protocol.cuda_driver import driver  # the worker's ctypes binding of libcuda
+            from unisim_protocol.cuda_driver import driver  # the worker's ctypes binding of libcuda
 
             options.place_on(driver().ordinal_of(spec["device"]["uuid"]))
         else:

@@ -30,7 +30,7 @@ class Engine:
 
         ``worker.progress(done, total, text)`` keeps the host's deadline alive during
         long setups; call it per item if that is natural (its frames are throttled). The
-        layout is built by ``unisim.protocol.schemas`` (``physics_layout`` with its
+        layout is built by ``unisim_protocol.schemas`` (``physics_layout`` with its
         ``slot``s); the host always adds ``reset_mask`` (uint8, per env).
         """
         raise NotImplementedError

@@ -12,9 +12,8 @@ import reprlib
 import stat
 
 import numpy as np
-
-from unisim.protocol.schemas import slot
-from unisim.protocol.work_queue import MAX_CHUNKS, claim, valid_bounds
+from unisim_protocol.schemas import slot
+from unisim_protocol.work_queue import MAX_CHUNKS, claim, valid_bounds
 
 from ..base import EngineFault
 

@@ -50,7 +50,7 @@ class DeviceSlots:
     """Slots in the host's CUDA arena on the sim's GPU (``cuda_ipc.DeviceRegion``s)."""
 
     def __init__(self, slots: Dict[str, Any], device: str) -> None:
-        from unisim.protocol.cuda_driver import driver
+        from unisim_protocol.cuda_driver import driver
 
         self.device = torch.device(device)
         torch.cuda.set_device(self.device)  # torch's export to the mapping's stream uses it

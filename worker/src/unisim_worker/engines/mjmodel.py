@@ -3,7 +3,7 @@
 Loading it from the INIT spec, resolving its keyframe, and the layout they report.
 """
 
-from unisim.protocol.schemas import physics_layout, slot
+from unisim_protocol.schemas import physics_layout, slot
 
 
 def load_model(mujoco, source):

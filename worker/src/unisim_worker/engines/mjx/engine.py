@@ -81,7 +81,7 @@ def jax_device(jax, request):
         raise ValueError("a GPU was requested but JAX here has no GPU backend (%s); install "
                          "jax with CUDA support in the worker's environment" % exc) from None
     if request.get("uuid") is not None:
-        from unisim.protocol.cuda_driver import driver
+        from unisim_protocol.cuda_driver import driver
 
         ordinal = driver().ordinal_of(request["uuid"])
     else:

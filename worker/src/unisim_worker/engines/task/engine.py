@@ -17,8 +17,7 @@ does. A RESET resets the flagged envs that are not at the start of an episode al
 import sys
 
 import numpy as np
-
-from unisim.protocol.schemas import physics_layout, slot
+from unisim_protocol.schemas import physics_layout, slot
 
 from ..base import Engine
 from . import build
@@ -159,7 +158,7 @@ def _device(spec, options):
         raise ValueError("option sim_device must be 'cpu' or 'cuda:N', got %r" % (device,))
     if spec.get("data_plane", "shm") != "cuda":
         return device
-    from unisim.protocol.cuda_driver import driver
+    from unisim_protocol.cuda_driver import driver
 
     ordinal = driver().ordinal_of(spec["device"]["uuid"])
     if device not in ("cpu", "cuda", "cuda:%d" % ordinal):
