@@ -17,6 +17,7 @@ does. A RESET resets the flagged envs that are not at the start of an episode al
 import sys
 
 import numpy as np
+
 from unisim_protocol.schemas import physics_layout, slot
 
 from ..base import Engine
