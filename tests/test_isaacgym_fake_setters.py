@@ -19,6 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
+
+from unisim.task_bridge import BridgedTask
+
+from .task_bridge_support import ANT, EXAMPLES, ant_cfg
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 WARNING = "[isaacgym fake] Warning: set_actor_root_state_tensor_indexed called again"
@@ -161,3 +166,37 @@ def test_tensors_acquired_before_prepare_sim_are_the_ones_the_sim_fills(
     assert out["z"] == pytest.approx(out["marker_z"], abs=1e-5)
     assert out["z"][0] < 5.0 - 0.04
     assert "Warning" not in stderr and "Error" not in stderr, stderr
+
+
+def test_the_ci_tasks_train_through_both_patterns_and_lose_no_rows(
+        isaacgym_fake_python: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CI tasks (examples/isaacgym_tasks) that CI trains do what the public tasks do: the
+    quadruped resets every env in ``__init__`` and again from the bridge's ``reset()``
+    before the first simulate, and pushes with a second indexed root call in the steps
+    that reset; the ant acquires its tensors before ``prepare_sim``. Under the strict
+    switch a lost row would stop the worker: none is lost."""
+    monkeypatch.setenv("UNISIM_FAKE_STRICT", "1")
+    traces = {}
+    for name in ("quadruped", "ant"):
+        traces[name] = tmp_path / f"{name}.trace"
+        monkeypatch.setenv("ISAACGYM_FAKE_TRACE", str(traces[name]))
+        if name == "quadruped":
+            task = BridgedTask("ci_quadruped", 4, style="legged_gym",
+                               registry="isaacgym_tasks.legged:task_registry",
+                               overrides={"env.episode_length_s": 0.1}, paths=[EXAMPLES],
+                               python=isaacgym_fake_python)
+        else:
+            task = BridgedTask(ANT, 2, style="vec_task", cfg=ant_cfg(episode_length=4),
+                               paths=[EXAMPLES], python=isaacgym_fake_python)
+        with task:
+            steps = [task.step(torch.zeros(task.num_envs, task.num_actions)) for _ in range(8)]
+        assert any(bool(s.done.any()) for s in steps)
+    root, dofs = "set_actor_root_state_tensor_indexed", "set_dof_state_tensor_indexed"
+    calls = traces["quadruped"].read_text().split()
+    between = " ".join(calls).split(" simulate ")
+    assert between[0].split().count(root) == between[0].split().count(dofs) == 2
+    assert any(part.split().count(root) == 2 and part.split().count(dofs) == 1
+               for part in between[1:])  # a reset, then a push of the envs just reset
+    calls = traces["ant"].read_text().split()
+    assert calls.index("acquire_actor_root_state_tensor") < calls.index("prepare_sim")
+    assert calls.index("acquire_dof_state_tensor") < calls.index("prepare_sim")

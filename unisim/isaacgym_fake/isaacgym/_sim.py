@@ -92,6 +92,23 @@ class SimState:
         self.actors.append(actor)
         return len(env.actors) - 1
 
+    def close_aggregate(self, env):
+        _, _, self_collision, first = env.aggregate
+        env.aggregates.append((first, len(env.actors), self_collision))
+        env.aggregate = None
+        env.model = None
+
+    def close_open_aggregates(self, call):
+        """An aggregate left open (no end_aggregate) when ``call`` comes: the docs enclose an
+        aggregate's create_actor calls between begin_aggregate and end_aggregate and say no
+        more; the fake closes it, with a warning."""
+        for env in self.envs:
+            if env.aggregate is not None:
+                suspect(("aggregate", call), "%s with an aggregate still open in env %d: the "
+                        "fake closes it; call end_aggregate after its actors"
+                        % (call, env.index))
+                self.close_aggregate(env)
+
     def changed_ground(self):
         for env in self.envs:
             env.model = None
@@ -100,10 +117,7 @@ class SimState:
         if not self.actors:
             print("[isaacgym fake] prepare_sim: the sim has no actors", file=sys.stderr)
             return False
-        open_aggregates = [env.index for env in self.envs if env.aggregate is not None]
-        if open_aggregates:
-            raise FakeError("prepare_sim with an aggregate still open in env %d: call "
-                            "end_aggregate after its actors" % open_aggregates[0])
+        self.close_open_aggregates("prepare_sim")
         self.build()
         for name in BUFFERS:
             self.buffer(name, "prepare_sim")
@@ -243,7 +257,7 @@ class SimState:
 
 def _torch_of(tensor, what):
     data = getattr(tensor, "_torch", None)
-    if data is None:
-        raise FakeError("%s must be a gymapi.Tensor from gymtorch.unwrap_tensor, got %r"
+    if data is None:  # the SDK's binding refuses it: pybind11's TypeError
+        raise TypeError("%s must be a gymapi.Tensor from gymtorch.unwrap_tensor, got %r"
                         % (what, type(tensor).__name__))
     return data
