@@ -198,7 +198,6 @@ class SimState:
         """One call of tensor setter ``setter`` on actor indices ``ids``: ``update()`` now
         on the CPU pipeline, at the next ``simulate`` on the GPU pipeline, where a later
         call of the same setter replaces it (see the module's docstring)."""
-        ids = np.unique(ids)
         earlier = self.setter_rows.get(setter)
         lost = np.setdiff1d(earlier, ids) if earlier is not None else ()
         if len(lost):
