@@ -109,6 +109,26 @@ def test_the_strict_switch_makes_the_warning_an_error(isaacgym_fake_python: str)
     assert "Warning" not in stderr, stderr
 
 
+def test_the_gpu_pipelines_rule_keeps_the_last_call_until_simulate(
+        isaacgym_fake_python: str) -> None:
+    """The GPU pipeline's rule (the docs' "Limitations"): a setter's values are applied at
+    the next simulate (a refresh before reads the old state), and only its last call's.
+    CI has no CUDA, so the sim's pipeline flag is flipped on a CPU sim (the rule is chosen
+    by it alone); tests/fixtures/isaacgym_fake_gpu_check.py runs the same on CUDA."""
+    code = RESET_THEN_PUSH.replace("STEPS", "1").replace(
+        "assert gym.prepare_sim(sim)", "sim._state.gpu = True\n    assert gym.prepare_sim(sim)"
+    ).replace("        gym.simulate(sim)", "        gym.refresh_actor_root_state_tensor(sim)\n"
+              "        outcome['stale'] = (root[:, 0] - x0).tolist()\n        gym.simulate(sim)")
+    covered, _ = run(isaacgym_fake_python, code.replace("PUSHED", "[0, 1, 2]"))
+    assert covered["stale"] == pytest.approx([0.0] * 4)
+    assert covered["dx"] == pytest.approx([0.51, 0.51, 0.01, 0.0], abs=1e-3)
+    assert covered["vx"] == pytest.approx([1.0, 1.0, 1.0, 0.0], abs=1e-3)
+    dropped, stderr = run(isaacgym_fake_python, code.replace("PUSHED", "[2, 3]"))
+    assert dropped["dx"] == pytest.approx([0.0, 0.0, 0.01, 0.01], abs=1e-3)  # reset lost
+    assert dropped["vx"] == pytest.approx([0.0, 0.0, 1.0, 1.0], abs=1e-3)
+    assert stderr.count(WARNING) == 1 and "so it drops those rows" in stderr, stderr
+
+
 def test_a_reset_in_init_and_again_before_the_first_simulate(isaacgym_fake_python: str) -> None:
     """A task resets every env in ``__init__`` and its runner resets them all again before
     the first simulate: the second call's state is the one simulated, silently."""
