@@ -26,7 +26,7 @@ import mujoco
 import numpy as np
 
 from ._enums import FLAGS
-from ._errors import FakeError, log_error
+from ._errors import fake_limit, log_error
 from ._rigid import env_body
 from ._types import Transform
 
@@ -61,9 +61,9 @@ def _kind(axes):
         return mujoco.mjtEq.mjEQ_WELD  # disabled ones too: enabling them needs no rebuild
     if axes == TRANSLATION:
         return mujoco.mjtEq.mjEQ_CONNECT
-    raise FakeError("attractor axes %d: the fake models attractors on all axes (AXIS_ALL) or "
-                    "on the translation axes (AXIS_TRANSLATION) only, as MuJoCo weld and "
-                    "connect constraints; this is the fake's limit, not the SDK's" % axes)
+    raise fake_limit("attractor axes %d: the fake models attractors on all axes (AXIS_ALL) "
+                     "or on the translation axes (AXIS_TRANSLATION) only, as MuJoCo weld and "
+                     "connect constraints" % axes)
 
 
 def attractors(env):

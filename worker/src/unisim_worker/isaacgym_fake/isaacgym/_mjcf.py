@@ -139,7 +139,8 @@ def _drop_unloadable_meshes(root, path):
                 continue
             if geom.get("contype") != "0" or geom.get("conaffinity") != "0":
                 raise ImportFailure("%s: the colliding geom of mesh %r is in a format MuJoCo "
-                                    "cannot load (it loads %s); the fake's limit: convert it"
+                                    "cannot load (it loads %s): convert it; this is a limit "
+                                    "of the SDK fake, not of the SDK"
                                     % (path, geom.get("mesh"), ", ".join(MESH_FORMATS)))
             body.remove(geom)
             log_warning("%s: dropped the visual geom of mesh %r (a format MuJoCo cannot "
