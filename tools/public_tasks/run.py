@@ -9,7 +9,8 @@ Tasks: every task registered in legged_gym's task registry (and in the registry 
 ``--project``, a legged_gym-family project: its label, its ``module:attribute`` registry,
 its checkout), and every task of IsaacGymEnvs' ``isaacgym_task_map`` (classes or
 resolvers, each config resolved by Hydra to JSON as its ``train.py`` resolves it, by
-``isaacgymenvs_cfg.py``) less Factory and IndustReal, which collide through SDFs the fake
+``isaacgymenvs_cfg.py``, from the config ``registered.py`` finds for it) less Factory and
+IndustReal, which collide through SDFs the fake
 does not have. The lists are read from the projects on the worker's interpreter
 (``registered.py``). Each task runs the two commands of docs/bring-your-isaacgym-task.md
 as a user types them, ``python -m unisim task check`` and ``python -m unisim task train``,
@@ -152,13 +153,14 @@ def tasks(projects: list[Project], isaacgymenvs: Path | None, worker: str, base:
         found += [Task(f"{one.label} {name}", name, options) for name in names]
     left_out = []
     if isaacgymenvs is not None:
-        for name, target in listed(worker, "isaacgymenvs", str(isaacgymenvs)).items():
-            if name.startswith(LEFT_OUT):
-                left_out.append(name)
+        for name, (target, config) in listed(worker, "isaacgymenvs",
+                                             str(isaacgymenvs)).items():
+            if name.startswith(LEFT_OUT) or config is None:
+                left_out.append(name if config else f"{name} (no config)")
                 continue
             cfg = folder / f"{name}.json"
             resolved = subprocess.run([base, str(HERE / "isaacgymenvs_cfg.py"),
-                                       str(isaacgymenvs), name], capture_output=True,
+                                       str(isaacgymenvs), config], capture_output=True,
                                       text=True, check=True)
             cfg.write_text(resolved.stdout)
             found.append(Task(f"IsaacGymEnvs {name}", target,
@@ -222,8 +224,8 @@ def main() -> int:
     lines = [f"{stamp()}; {split.cores()} cores; {args.num_envs} envs per task; the worker on "
              f"{sdk}, the CPU pipeline", "", *table(outcomes, args.iterations)]
     if left_out:
-        lines += ["", "Left out (SDF collisions, which the fake does not have): "
-                  + ", ".join(left_out)]
+        lines += ["", "Left out: " + ", ".join(left_out) + " (Factory and IndustReal "
+                  "collide through SDFs, which the fake does not have)"]
     print("\n".join(lines))
     if args.publish:
         data = {"num_envs": args.num_envs, "iterations": args.iterations, "sdk": args.sdk,
