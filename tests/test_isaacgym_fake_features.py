@@ -41,10 +41,10 @@ def test_the_jacobian_and_mass_matrix_of_a_planar_arm_are_the_analytic_ones(
         dofs = gymtorch.wrap_tensor(gym.acquire_dof_state_tensor(sim))
         state = torch.zeros_like(dofs)
         state[:, 0] = torch.tensor([0.3, 0.5, -0.7, 1.1])
-        gym.set_dof_state_tensor(sim, gymtorch.unwrap_tensor(state))
         gym.simulate(sim)
+        gym.set_dof_state_tensor(sim, gymtorch.unwrap_tensor(state))
         gym.refresh_dof_state_tensor(sim)
-        gym.refresh_jacobian_tensors(sim)
+        gym.refresh_jacobian_tensors(sim)  # at the pose just set (FrankaCubeStack's reset)
         gym.refresh_mass_matrix_tensors(sim)
         print(json.dumps({{"q": dofs[:, 0].view(2, 2).tolist(), "jacobian": jacobian.tolist(),
                           "mass": mass.tolist()}}))

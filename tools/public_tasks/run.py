@@ -82,9 +82,15 @@ def unisim(arguments: list[str], timeout: float) -> tuple[bool, str]:
     return done.returncode == 0, done.stdout + done.stderr
 
 
+EXCEPTION = re.compile(r"^(unisim task: .*|[A-Za-z_][\w.]*(Error|Exception|Exit)(: .*)?)$")
+
+
 def last_line(output: str) -> str:
+    """Why a command failed: its last exception line (a traceback's last line, or the
+    ``unisim task:`` error), else its last line of output."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    return lines[-1] if lines else "no output"
+    reasons = [line for line in lines if EXCEPTION.match(line)]
+    return reasons[-1] if reasons else lines[-1] if lines else "no output"
 
 
 def run(task: Task, python: str, num_envs: int, iterations: int, out: Path,

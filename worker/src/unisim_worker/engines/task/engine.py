@@ -14,6 +14,7 @@ does. A RESET resets the flagged envs that are not at the start of an episode al
 (``reset_idx``, then ``compute_observations``). Python 3.8.
 """
 
+import inspect
 import sys
 
 import numpy as np
@@ -114,7 +115,7 @@ class TaskEngine(Engine):
         rows = torch.as_tensor(np.flatnonzero(self.slots["reset_mask"]), device=lengths.device)
         started = rows[lengths[rows] != 0]  # those at step 0 already began a new episode
         if len(started):
-            task.reset_idx(started)
+            task.reset_idx(started, *_more_indices(task, started))
             task.compute_observations()
         observations, privileged = (getattr(task, name, None)
                                     for name in self.style.observation_buffers)
@@ -178,3 +179,13 @@ def _scalar(value):
 
 
 ENGINE = TaskEngine
+
+
+def _more_indices(task, started):
+    """What ``reset_idx`` takes besides the envs to reset: IsaacGymEnvs' hand tasks
+    (ShadowHand, AllegroHand, the Dextreme ones) take ``reset_idx(env_ids, goal_env_ids)``,
+    the envs whose goal alone is due; a new episode resets its goal itself, so none."""
+    parameters = [p for p in inspect.signature(task.reset_idx).parameters.values()
+                  if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY,
+                                                         p.POSITIONAL_OR_KEYWORD)]
+    return [started[:0]] * max(len(parameters) - 1, 0)

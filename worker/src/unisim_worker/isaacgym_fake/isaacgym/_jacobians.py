@@ -8,12 +8,17 @@ velocity, and ``(num_envs, num_links - 1, 6, num_dofs)`` for a fixed base (the r
 left out). Each link's six rows are the linear velocity of its origin and its angular
 velocity, in the world frame (the linear rows at the link origin as IsaacLab documents
 for the same PhysX Jacobian, ``Articulation.root_physx_view.get_jacobians``). Both
-change on ``refresh_jacobian_tensors`` / ``refresh_mass_matrix_tensors``, from the state
-of the last simulate, and may be acquired before ``prepare_sim`` (FrankaCubeStack does).
+change on ``refresh_jacobian_tensors`` / ``refresh_mass_matrix_tensors``, at the pose the
+actors have then, a DOF or root state set since the last simulate included
+(FrankaCubeStack sets its reset pose, refreshes them and inverts ``J M^-1 J^T``: at the
+last simulate's pose, all DOFs 0, its Franka is singular), and may be acquired before
+``prepare_sim`` (FrankaCubeStack does).
 
 From MuJoCo: ``mj_jacBody`` (the body origin's Jacobian) and ``mj_fullM``, on the DOFs of
-the actor; a free root's columns turn from MuJoCo's body-frame angular velocity to the
-world frame's. The mass matrix of a free-base actor is its DOF block (the docs' shape).
+the actor, computed on a scratch MjData of the env (its kinematics from the current
+``qpos``; the env's own data, which the rigid body states read, keeps the last simulate's);
+a free root's columns turn from MuJoCo's body-frame angular velocity to the world frame's.
+The mass matrix of a free-base actor is its DOF block (the docs' shape).
 """
 
 import weakref
@@ -36,9 +41,26 @@ def _actors(state, name):
     return found
 
 
-def jacobian(actor):
-    """(links, 6, columns) of one actor, as the docs lay it out."""
-    model, data = actor.model, actor.data
+_SCRATCH = weakref.WeakKeyDictionary()  # MjModel: an MjData for the matrices
+
+
+def posed(actor):
+    """A scratch MjData of ``actor``'s env at its current ``qpos``: kinematics, the
+    bodies' inertias and the mass matrix computed."""
+    model = actor.model
+    scratch = _SCRATCH.get(model)
+    if scratch is None:
+        scratch = _SCRATCH[model] = mujoco.MjData(model)
+    scratch.qpos[:] = actor.data.qpos
+    mujoco.mj_kinematics(model, scratch)
+    mujoco.mj_comPos(model, scratch)
+    mujoco.mj_crb(model, scratch)
+    return scratch
+
+
+def jacobian(actor, data):
+    """(links, 6, columns) of one actor at the pose of ``data``, as the docs lay it out."""
+    model = actor.model
     columns = list(range(actor.root_v, actor.root_v + 6)) if actor.free else []
     columns += list(actor.vadr)
     links = actor.bodies if actor.free else actor.bodies[1:]
@@ -54,8 +76,8 @@ def jacobian(actor):
     return result
 
 
-def mass_matrix(actor):
-    model, data = actor.model, actor.data
+def mass_matrix(actor, data):
+    model = actor.model
     full = np.zeros((model.nv, model.nv))
     mujoco.mj_fullM(model, full, data.qM)
     return full[np.ix_(actor.vadr, actor.vadr)]
@@ -74,13 +96,14 @@ class _Matrices:
             log_error("%s: no env has an actor named %r" % (call, name))
             return None
         if name not in self.tensors:
-            shape = (len(actors), *self.compute(actors[0]).shape)
+            shape = (len(actors), *self.compute(actors[0], posed(actors[0])).shape)
             self.tensors[name] = torch.zeros(shape, dtype=torch.float32, device=state.device)
             self.refresh(state, name)
         return _tensor_of(self.tensors[name])
 
     def refresh(self, state, name):
-        values = np.stack([self.compute(actor) for actor in _actors(state, name)])
+        values = np.stack([self.compute(actor, posed(actor))
+                           for actor in _actors(state, name)])
         self.tensors[name].copy_(torch.from_numpy(values.astype(np.float32)))
 
     def refresh_all(self, state):

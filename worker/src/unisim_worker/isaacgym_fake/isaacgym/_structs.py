@@ -24,6 +24,10 @@ class _Fields:
     def __setattr__(self, name, value):
         if name not in self.DEFAULTS:  # pybind11 structs refuse unknown attributes
             raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
+        if type(self.DEFAULTS[name]) is float:
+            # pybind11 converts what it stores into a C float: a numpy scalar or a 1-element
+            # array reads back as a float (IsaacGymEnvs' ADR sets `mass` so, reads it back)
+            value = float(value)
         object.__setattr__(self, name, value)
 
     def __getstate__(self):
