@@ -362,6 +362,19 @@ def test_assets_mujoco_refuses_load_as_the_sdk_loads_them(
     assert out["finger_dofs"] == ["bend"]
 
 
+def test_struct_floats_store_floats_as_pybind11_does(isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, """
+        import numpy as np
+        props = gymapi.RigidBodyProperties()
+        props.mass = np.array([2.5], dtype=np.float32)  # IsaacGymEnvs' ADR samples so
+        shape = gymapi.RigidShapeProperties()
+        shape.friction = np.float64(0.7)
+        print(json.dumps([type(props.mass).__name__, props.mass,
+                          type(shape.friction).__name__]))
+        """)
+    assert out == ["float", 2.5, "float"]
+
+
 def _approx(value: float) -> object:
     import pytest
 
