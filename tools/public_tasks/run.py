@@ -35,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -208,36 +209,72 @@ def main() -> int:
     parser.add_argument("--iterations", type=int, default=42)
     parser.add_argument("--timeout", type=float, default=1800.0,
                         help="seconds each command of a task may take")
+    parser.add_argument("--budget", type=float, default=0.0,
+                        help="seconds after which no further task starts (0: none); the "
+                        "tasks left are listed as not run")
+    parser.add_argument("--save", type=Path, help="also write the outcomes to this JSON file")
+    parser.add_argument("--merge", type=Path, nargs="+", default=[],
+                        help="run nothing: print (and --publish) the table of the outcomes "
+                        "these --save files hold, in this order (runs made side by side)")
     parser.add_argument("--publish", action="store_true",
                         help="write the table into docs/bring-your-isaacgym-task.md")
     args = parser.parse_args()
+    if args.merge:
+        return report(*merged(args.merge), args.publish)
     projects = list(args.project)
     if args.legged_gym is not None:
         projects.insert(0, Project("legged_gym", REGISTRY, args.legged_gym))
     if not projects and args.isaacgymenvs is None:
         parser.error("give --legged-gym, --isaacgymenvs or --project")
     worker = args.python if args.sdk else isaacgym_fake_python(args.python)
+    start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="unisim-public-tasks-") as name:
         folder = Path(name)
         found, left_out = tasks(projects, args.isaacgymenvs, worker, args.python, folder)
         outcomes = []
         for task in [t for t in found if re.search(args.only, t.label)]:
+            if args.budget and time.monotonic() - start > args.budget:
+                outcomes.append(Outcome(task.label, failure=f"not run: the run's --budget "
+                                        f"of {args.budget:.0f} s was spent"))
+                continue
             print(f"{task.label}: check, then {args.iterations} PPO iterations", flush=True)
             outcomes.append(run(task, worker, args.num_envs, args.iterations, folder,
                                 args.timeout))
             print(f"  {outcomes[-1].failure or 'done'}", flush=True)
-    sdk = "IsaacGym" if args.sdk else "the SDK fake"
-    lines = [f"{stamp()}; {split.cores()} cores; {args.num_envs} envs per task; the worker on "
-             f"{sdk}, the CPU pipeline", "", *table(outcomes, args.iterations)]
-    if left_out:
-        lines += ["", "Left out: " + ", ".join(left_out) + " (Factory and IndustReal "
+    data = {"num_envs": args.num_envs, "iterations": args.iterations, "sdk": args.sdk,
+            "steps_per_env": args.iterations * STEPS_PER_ENV,
+            "mujoco_gl": os.environ.get("MUJOCO_GL", ""), "left_out": left_out,
+            "outcomes": [asdict(o) for o in outcomes]}
+    if args.save:
+        args.save.write_text(json.dumps(data, indent=1))
+    return report(data, 1, args.publish)
+
+
+def merged(paths: list[Path]) -> tuple[dict[str, Any], int]:
+    """The saved runs as one (their settings must agree), and how many runs they were."""
+    runs = [json.loads(path.read_text()) for path in paths]
+    settings = ("num_envs", "iterations", "sdk", "steps_per_env", "mujoco_gl")
+    for path, one in zip(paths, runs, strict=True):
+        if any(one[key] != runs[0][key] for key in settings):
+            raise SystemExit(f"{path} was run with other settings than {paths[0]}")
+    data = {key: runs[0][key] for key in settings}
+    data["left_out"] = list(dict.fromkeys(name for one in runs for name in one["left_out"]))
+    data["outcomes"] = [outcome for one in runs for outcome in one["outcomes"]]
+    return data, len(runs)
+
+
+def report(data: dict[str, Any], runs: int, publish_it: bool) -> int:
+    """Print the table of ``data`` (the outcomes of ``runs`` runs); publish it if asked."""
+    outcomes = [Outcome(**o) for o in data["outcomes"]]
+    sdk = "IsaacGym" if data["sdk"] else "the SDK fake"
+    side = f"; {runs} runs side by side" if runs > 1 else ""
+    lines = [f"{stamp()}; {split.cores()} cores{side}; {data['num_envs']} envs per task; the "
+             f"worker on {sdk}, the CPU pipeline", "", *table(outcomes, data["iterations"])]
+    if data["left_out"]:
+        lines += ["", "Left out: " + ", ".join(data["left_out"]) + " (Factory and IndustReal "
                   "collide through SDFs, which the fake does not have)"]
     print("\n".join(lines))
-    if args.publish:
-        data = {"num_envs": args.num_envs, "iterations": args.iterations, "sdk": args.sdk,
-                "steps_per_env": args.iterations * STEPS_PER_ENV,
-                "mujoco_gl": os.environ.get("MUJOCO_GL", ""), "left_out": left_out,
-                "outcomes": [asdict(o) for o in outcomes]}
+    if publish_it:
         print(publish("public-tasks", "\n".join(lines) + "\n", data, invocation()))
     return 1 if any(o.failure for o in outcomes) else 0
 
