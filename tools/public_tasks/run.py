@@ -48,6 +48,7 @@ from unisim.testing import isaacgym_fake_python
 HERE = Path(__file__).resolve().parent
 REGISTRY = "legged_gym.envs:task_registry"
 LEFT_OUT = ("Factory", "IndustReal")  # IsaacGymEnvs tasks that need SDF collisions
+WORKER_TIMEOUT = 600  # s a worker may take to build a task (terrain, meshes) on a busy machine
 SIZES = re.compile(r"(\d+) envs, (\d+) observations, (\d+) privileged, (\d+) actions")
 STEPS = re.compile(r"100 steps of random actions: ([0-9.]+) s")
 
@@ -98,7 +99,8 @@ def run(task: Task, python: str, num_envs: int, iterations: int, out: Path,
         timeout: float) -> Outcome:
     """``check``, then ``train`` for ``iterations`` PPO iterations, of ``task``."""
     outcome = Outcome(task.label)
-    common = [task.name, *task.options, "--python", python, "--num-envs", str(num_envs)]
+    common = [task.name, *task.options, "--python", python, "--num-envs", str(num_envs),
+              "--timeout", str(WORKER_TIMEOUT)]
     ok, output = unisim(["check", *common], timeout)
     sizes, steps = SIZES.search(output), STEPS.search(output)
     if not ok or sizes is None or steps is None:

@@ -38,10 +38,19 @@ def read_mjcf(path):
     compiler = root.find("compiler")
     if compiler is None:
         compiler = ElementTree.SubElement(root, "compiler")
+    folders = {}
     for attribute in ("meshdir", "texturedir"):
         base = compiler.get(attribute) or compiler.get("assetdir") or ""
-        compiler.set(attribute, os.path.join(directory, base))
+        folders[attribute] = os.path.join(directory, base)
+        compiler.attrib.pop(attribute, None)
     compiler.attrib.pop("assetdir", None)
+    # file paths made absolute, so that an env's actors need no common meshdir (ShadowHand's
+    # MJCF hand and URDF cube share one MuJoCo model, ``_env``)
+    for asset in root.iter("asset"):
+        for element in asset:
+            folder = folders["texturedir" if element.tag == "texture" else "meshdir"]
+            if element.get("file"):
+                element.set("file", os.path.join(folder, element.get("file")))
     worldbody = root.find("worldbody")
     for child in [] if worldbody is None else list(worldbody):
         if child.tag not in ("body", "light"):

@@ -68,7 +68,19 @@ def import_urdf(path, options):
         explicit_inertials(tree, compile_mjcf(tree.getroot(), path))
         collapse_fixed_bodies(tree, kept)
     _sort_children(tree.getroot().find("worldbody"))
+    _bake_floors(tree, path)
     return tree, limits, joints
+
+
+def _bake_floors(tree, path):
+    """The compiled inertias, floors and balance applied, written into the tree, and the
+    compiler's floors dropped: the asset then compiles as it did with MuJoCo's default
+    settings, which an MJCF asset in the same env (ShadowHand's hand beside its URDF
+    cube) has (``_env`` needs one env's settings equal)."""
+    explicit_inertials(tree, compile_mjcf(tree.getroot(), path))
+    compiler = tree.getroot().find("compiler")
+    for setting in ("balanceinertia", "boundmass", "boundinertia"):
+        compiler.attrib.pop(setting, None)
 
 
 def _sort_children(element):
