@@ -48,6 +48,7 @@ from unisim.testing import isaacgym_fake_python
 HERE = Path(__file__).resolve().parent
 REGISTRY = "legged_gym.envs:task_registry"
 LEFT_OUT = ("Factory", "IndustReal")  # IsaacGymEnvs tasks that need SDF collisions
+NOT_RUN = "not run:"
 WORKER_TIMEOUT = 600  # s a worker may take to build a task (terrain, meshes) on a busy machine
 SIZES = re.compile(r"(\d+) envs, (\d+) observations, (\d+) privileged, (\d+) actions")
 STEPS = re.compile(r"100 steps of random actions: ([0-9.]+) s")
@@ -236,7 +237,7 @@ def main() -> int:
         outcomes = []
         for task in [t for t in found if re.search(args.only, t.label)]:
             if args.budget and time.monotonic() - start > args.budget:
-                outcomes.append(Outcome(task.label, failure=f"not run: the run's --budget "
+                outcomes.append(Outcome(task.label, failure=f"{NOT_RUN} the run's --budget "
                                         f"of {args.budget:.0f} s was spent"))
                 continue
             print(f"{task.label}: check, then {args.iterations} PPO iterations", flush=True)
@@ -261,7 +262,12 @@ def merged(paths: list[Path]) -> tuple[dict[str, Any], int]:
             raise SystemExit(f"{path} was run with other settings than {paths[0]}")
     data = {key: runs[0][key] for key in settings}
     data["left_out"] = list(dict.fromkeys(name for one in runs for name in one["left_out"]))
-    data["outcomes"] = [outcome for one in runs for outcome in one["outcomes"]]
+    chosen: dict[str, dict[str, Any]] = {}  # a task in two runs: the outcome of the one it ran in
+    for outcome in (outcome for one in runs for outcome in one["outcomes"]):
+        if outcome["label"] not in chosen or chosen[outcome["label"]]["failure"].startswith(
+                NOT_RUN):
+            chosen[outcome["label"]] = outcome
+    data["outcomes"] = list(chosen.values())
     return data, len(runs)
 
 
