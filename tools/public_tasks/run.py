@@ -85,15 +85,21 @@ def unisim(arguments: list[str], timeout: float) -> tuple[bool, str]:
     return done.returncode == 0, done.stdout + done.stderr
 
 
+SDK_ERROR = "[isaacgym fake] Error:"
 EXCEPTION = re.compile(r"^(unisim task: .*|[A-Za-z_][\w.]*(Error|Exception|Exit)(: .*)?)$")
 
 
 def last_line(output: str) -> str:
     """Why a command failed: its last exception line (a traceback's last line, or the
-    ``unisim task:`` error), else its last line of output."""
+    ``unisim task:`` error), else its last line of output; with the SDK's (or the fake's)
+    last error report, which often says why (a ``load_asset`` that returned None)."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     reasons = [line for line in lines if EXCEPTION.match(line)]
-    return reasons[-1] if reasons else lines[-1] if lines else "no output"
+    reason = reasons[-1] if reasons else lines[-1] if lines else "no output"
+    reports = [line for line in lines if line.startswith(SDK_ERROR)]
+    if reports and reports[-1] != reason:
+        reason += f" (after: {reports[-1]})"
+    return reason
 
 
 def run(task: Task, python: str, num_envs: int, iterations: int, out: Path,
