@@ -268,10 +268,13 @@ def merged(paths: list[Path]) -> tuple[dict[str, Any], int]:
             raise SystemExit(f"{path} was run with other settings than {paths[0]}")
     data = {key: runs[0][key] for key in settings}
     data["left_out"] = list(dict.fromkeys(name for one in runs for name in one["left_out"]))
-    chosen: dict[str, dict[str, Any]] = {}  # a task in two runs: the outcome of the one it ran in
+    def rank(outcome: dict[str, Any]) -> int:  # a task in several runs: ran and done first
+        return 0 if not outcome["failure"] else 2 if outcome["failure"].startswith(NOT_RUN) \
+            else 1
+
+    chosen: dict[str, dict[str, Any]] = {}
     for outcome in (outcome for one in runs for outcome in one["outcomes"]):
-        if outcome["label"] not in chosen or chosen[outcome["label"]]["failure"].startswith(
-                NOT_RUN):
+        if outcome["label"] not in chosen or rank(outcome) < rank(chosen[outcome["label"]]):
             chosen[outcome["label"]] = outcome
     data["outcomes"] = list(chosen.values())
     return data, len(runs)
