@@ -49,6 +49,7 @@ HERE = Path(__file__).resolve().parent
 REGISTRY = "legged_gym.envs:task_registry"
 LEFT_OUT = ("Factory", "IndustReal")  # IsaacGymEnvs tasks that need SDF collisions
 NOT_RUN = "not run:"
+NO_OUTPUT = "no output"
 WORKER_TIMEOUT = 600  # s a worker may take to build a task (terrain, meshes) on a busy machine
 SIZES = re.compile(r"(\d+) envs, (\d+) observations, (\d+) privileged, (\d+) actions")
 STEPS = re.compile(r"100 steps of random actions: ([0-9.]+) s")
@@ -95,7 +96,7 @@ def last_line(output: str) -> str:
     last error report, which often says why (a ``load_asset`` that returned None)."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     reasons = [line for line in lines if EXCEPTION.match(line)]
-    reason = reasons[-1] if reasons else lines[-1] if lines else "no output"
+    reason = reasons[-1] if reasons else lines[-1] if lines else NO_OUTPUT
     reports = [line for line in lines if line.startswith(SDK_ERROR)]
     if reports and reports[-1] != reason:
         reason += f" (after: {reports[-1]})"
@@ -268,13 +269,16 @@ def merged(paths: list[Path]) -> tuple[dict[str, Any], int]:
             raise SystemExit(f"{path} was run with other settings than {paths[0]}")
     data = {key: runs[0][key] for key in settings}
     data["left_out"] = list(dict.fromkeys(name for one in runs for name in one["left_out"]))
-    def rank(outcome: dict[str, Any]) -> int:  # a task in several runs: ran and done first
-        return 0 if not outcome["failure"] else 2 if outcome["failure"].startswith(NOT_RUN) \
-            else 1
+    def rank(outcome: dict[str, Any]) -> int:
+        """A task in several runs: done first, then failed, then never run (a command that
+        printed nothing, stopped before it began, did not run it either)."""
+        failure = outcome["failure"]
+        return 0 if not failure else 2 if failure.startswith(NOT_RUN) or failure.endswith(
+            NO_OUTPUT) else 1
 
-    chosen: dict[str, dict[str, Any]] = {}
+    chosen: dict[str, dict[str, Any]] = {}  # of equal rank, the later run's
     for outcome in (outcome for one in runs for outcome in one["outcomes"]):
-        if outcome["label"] not in chosen or rank(outcome) < rank(chosen[outcome["label"]]):
+        if outcome["label"] not in chosen or rank(outcome) <= rank(chosen[outcome["label"]]):
             chosen[outcome["label"]] = outcome
     data["outcomes"] = list(chosen.values())
     return data, len(runs)

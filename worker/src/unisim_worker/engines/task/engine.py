@@ -116,7 +116,8 @@ class TaskEngine(Engine):
         started = rows[lengths[rows] != 0]  # those at step 0 already began a new episode
         if len(started):
             task.reset_idx(started, *_more_indices(task, started))
-            task.compute_observations()
+            if hasattr(task, "compute_observations"):  # HumanoidAMP's reset_idx computes them
+                task.compute_observations()
         observations, privileged = (getattr(task, name, None)
                                     for name in self.style.observation_buffers)
         values = {"obs": observations, "episode_length": lengths}
