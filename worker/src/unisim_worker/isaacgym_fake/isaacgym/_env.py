@@ -22,6 +22,7 @@ import numpy as np
 from ._contacts import add_ground_pairs, mix
 from ._errors import FakeError
 from ._mjcf import spec_from_string
+from ._window import Window, grown
 
 # The compiler settings an attached asset carries into the env's model. MjSpec applies
 # the parent spec's (the env's) settings to attached bodies, so the env takes the
@@ -44,6 +45,8 @@ class EnvSim:
         self.actors = []  # ActorSim, in creation order
         self.model = None
         self.data = None
+        self.window = None  # _window.Window: the ground's height fields around the actors
+        self.extent = sim.ground.extent  # the windows' width, m
         self.aggregate = None  # the open aggregate: [max_bodies, max_shapes, self_collision, first]
         self.aggregates = []  # closed ones: (first actor, end actor, self_collision)
         self.cameras = []  # _render.Camera, by handle (None once destroyed)
@@ -79,9 +82,9 @@ class EnvSim:
         groups = {-1: -1}
         actors = tuple((a.asset, groups.setdefault(a.group, len(groups) - 1), a.filter)
                        for a in self.actors)
-        return actors, tuple(self.aggregates), self.sim.ground.key(self.origin)
+        return actors, tuple(self.aggregates), self.sim.ground.key(), self.extent
 
-    def _build(self):
+    def _build(self, building=True):
         saved = [(actor, actor.save()) for actor in self.actors if actor.bound()]
         compiled = self.sim.compiled(self._key(), self._compile)
         self.model = copy.deepcopy(compiled)  # DOF and body properties differ per env
@@ -94,6 +97,9 @@ class EnvSim:
         for actor, state in saved:
             actor.restore(state)
         mix(model)
+        self.window = Window(self.sim.ground, model, self.origin)
+        if self._follow(model, self.data, building):
+            return
         mujoco.mj_forward(model, self.data)
         self.fetched_qpos = self.data.qpos.copy()
         self.graphics_qpos = self.data.qpos.copy()
@@ -115,7 +121,7 @@ class EnvSim:
                                                           self.actors[first].asset.path))
         for k, child in enumerate(children):
             spec.worldbody.add_frame().attach_body(child.worldbody.first_body(), prefix(k), "")
-        self.sim.ground.add_to(spec, self.origin)
+        self.sim.ground.add_to(spec, self.extent)
         model = spec.compile()
         for one, other in self._filtered(model):
             exclude = spec.add_exclude()
@@ -125,6 +131,19 @@ class EnvSim:
         # PhysX drives are implicit: keep them stable
         model.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
         return model
+
+    def _follow(self, model, data, building):
+        """Move the ground's windows to the actors; if they need wider ones, rebuild the model
+        with them (state kept) and say so. While the sim is being built, the envs built next
+        start with the wider windows (during a step, envs share nothing)."""
+        needed = self.window.follow(model, data)
+        if needed is None:
+            return False
+        self.extent = grown(self.extent, needed)
+        if building:
+            self.sim.ground.extent = max(self.sim.ground.extent, self.extent)
+        self._build(building)
+        return True
 
     def _filtered(self, model):
         """Body name pairs that must not collide (group, filter and aggregate rules)."""
@@ -152,6 +171,8 @@ class EnvSim:
     def simulate(self, dt, substeps, gravity, cap):
         """One ``gym.simulate`` of this env: ``substeps`` MuJoCo steps of ``dt / substeps``."""
         model, data = self.physics()
+        if self._follow(model, data, False):
+            model, data = self.model, self.data
         model.opt.timestep = dt / substeps
         model.opt.gravity[:] = gravity
         for actor in self.actors:

@@ -1,0 +1,1 @@
+"""What the SDK fake costs at the field's scale: memory per env."""
