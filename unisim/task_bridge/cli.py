@@ -33,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="runs", help="parent folder of the run folder")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for "
+                        "one step of the task (raise it for thousands of envs on few cores)")
 
 
 def run(args: argparse.Namespace, echo: Callable[[str], None] = print) -> int:
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace, echo: Callable[[str], None] = print) -> int:
     with BridgedTask(args.task, args.num_envs, style=args.style, cfg=cfg,
                      registry=args.registry, paths=args.path, sim_device=args.sim_device,
                      data_plane=data_plane, python=args.python, seed=args.seed,
-                     progress=True) as task:
+                     timeout=args.timeout, progress=True) as task:
         echo(f"{task.info['class']} on {task.sim.worker_info['python']} "
              f"({task.info['device']}): {task.num_envs} envs, {task.num_observations} "
              f"observations, {task.num_privileged_observations} privileged, "
