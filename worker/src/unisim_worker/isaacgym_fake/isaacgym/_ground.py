@@ -4,8 +4,8 @@ The SDK adds them to the sim once (``add_ground``, ``add_heightfield``,
 ``add_triangle_mesh``). The fake's envs are MuJoCo models of their own, so each holds the
 plane and, of each height field, a window around its actors (``_window``), in the env's
 frame (world coordinates minus the env origin), colliding with every actor; the samples
-themselves are held here, once. A legged_gym terrain is 1300 x 2100 samples (5,200 x
-8,400 once refined, ``_terrain_mesh``): a copy in each of 4096 envs would take 45 GB.
+themselves are held here, once. A legged_gym terrain is 1,300 x 2,100 samples (2,599 x
+4,199 as ``_terrain_mesh`` samples its mesh): a copy in each of 4096 envs took 45 GB.
 
 Height fields: sample ``k`` of the int16 array (C order) is row ``k % nbRows``, column
 ``k // nbRows`` ("Column-major order", add_heightfield's docstring); the column runs
