@@ -100,7 +100,15 @@ class EnvSim:
         self.window = Window(self.sim.ground, model, self.origin)
         if self._follow(model, self.data, building):
             return
+        # On height fields, bodies and velocities but no contacts until the first simulate:
+        # legged_gym creates its robots inside the ground (z = 0, until their first reset),
+        # where MuJoCo makes a contact per height-field prism a shape touches, whose solver
+        # rows would hold 0.5 MB of each env's MjData arena resident for good (on a plane
+        # they are few, and the first step keeps reading them as before)
+        contacts = int(mujoco.mjtDisableBit.mjDSBL_CONTACT) if self.window.panes else 0
+        model.opt.disableflags |= contacts
         mujoco.mj_forward(model, self.data)
+        model.opt.disableflags &= ~contacts
         self.fetched_qpos = self.data.qpos.copy()
         self.graphics_qpos = self.data.qpos.copy()
         self.timeconst = model.geom_solref[:, 0].copy()  # the contacts' own, when shallow
