@@ -19,6 +19,7 @@ import xml.etree.ElementTree as ElementTree
 import mujoco
 import numpy as np
 
+from . import _sensors
 from ._contacts import add_ground_pairs, mix
 from ._errors import FakeError
 from ._mjcf import spec_from_string
@@ -49,6 +50,8 @@ class EnvSim:
         self.cameras = []  # _render.Camera, by handle (None once destroyed)
         self.names = []  # actor names, by handle
         self.fetched_qpos = self.graphics_qpos = None  # fetch_results' copy, step_graphics'
+        self.solved = False  # whether a simulate ran since the model was built
+        self.sensor_rows = None  # force sensor readings of the last simulate, if any sensor
 
     def add(self, actor):
         if self.aggregate is not None:
@@ -98,6 +101,9 @@ class EnvSim:
         self.fetched_qpos = self.data.qpos.copy()
         self.graphics_qpos = self.data.qpos.copy()
         self.timeconst = model.geom_solref[:, 0].copy()  # the contacts' own, when shallow
+        self.solved = False  # no simulate yet: nothing solved to report
+        sensors = sum(len(actor.sensors) for actor in self.actors)
+        self.sensor_rows = np.zeros((sensors, 6)) if sensors else None
 
     def _compile(self):
         spec = mujoco.MjSpec()
@@ -150,7 +156,15 @@ class EnvSim:
                        for start, end, selfish in self.aggregates)
 
     def simulate(self, dt, substeps, gravity, cap):
-        """One ``gym.simulate`` of this env: ``substeps`` MuJoCo steps of ``dt / substeps``."""
+        """One ``gym.simulate`` of this env: ``substeps`` MuJoCo steps of ``dt / substeps``.
+
+        It reports what its solver computed, as the SDK reports what its last simulate
+        computed: ``mj_step`` solves at the state a substep starts from and then integrates,
+        so after the last one ``data.contact``, ``efc_force``, ``qacc`` and the actuator
+        forces are those of its solve. They stay so (net contact forces and DOF forces read
+        them; force sensors are read here, from the same solve); only the kinematics of the
+        new state follow (bodies, centres of mass, velocities), with no new collision or
+        solve."""
         model, data = self.physics()
         model.opt.timestep = dt / substeps
         model.opt.gravity[:] = gravity
@@ -158,10 +172,27 @@ class EnvSim:
             actor.write_controls()
         for _ in range(substeps):
             self.limit_depenetration(cap)
+            self.limit_dofs()
             mujoco.mj_step(model, data)
-            for actor in self.actors:
-                actor.limit_velocities()
-        mujoco.mj_forward(model, data)  # bodies, velocities and contacts of the new state
+        for actor in self.actors:
+            actor.limit_velocities()
+        self.solved = True
+        if self.sensor_rows is not None:
+            self.sensor_rows = _sensors.rows(self, gravity)
+        mujoco.mj_kinematics(model, data)
+        mujoco.mj_comPos(model, data)
+        mujoco.mj_comVel(model, data)
+
+    def limit_dofs(self):
+        """Before a substep: each DOF within its maximum velocity, and its friction bound from
+        the load its joint carries (``_actors``); the load is MuJoCo's ``cfrc_int``, the
+        force each body gets from its parent in the last solve."""
+        if any(actor.has_friction for actor in self.actors):
+            mujoco.mj_rnePostConstraint(self.model, self.data)
+        for actor in self.actors:
+            actor.limit_velocities()
+            if actor.has_friction:
+                actor.bound_friction()
 
     def limit_depenetration(self, cap):
         """PhysX pushes penetrating shapes apart at most at ``max_depenetration_velocity``
@@ -179,10 +210,14 @@ class EnvSim:
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 
     def contact_forces(self):
-        """Net contact force on each body but the world, world frame (the force on geom2 is
-        +f, on geom1 -f: MuJoCo's contact normal points from geom1 to geom2)."""
+        """Net contact force on each body but the world, world frame, from the contacts and
+        constraint forces of the last substep's solve (zero before the first simulate). The
+        force on geom2 is +f, on geom1 -f: MuJoCo's contact normal points from geom1 to
+        geom2."""
         model, data = self.model, self.data
         forces = np.zeros((model.nbody, 3))
+        if not self.solved:
+            return forces[1:]
         wrench = np.zeros(6)
         for i in range(data.ncon):
             contact = data.contact[i]
@@ -193,6 +228,10 @@ class EnvSim:
             forces[model.geom_bodyid[contact.geom2]] += world
             forces[model.geom_bodyid[contact.geom1]] -= world
         return forces[1:]
+
+    def force_sensors(self):
+        """(sensors, 6): the readings of the last simulate (zero before the first)."""
+        return self.sensor_rows if self.sensor_rows is not None else np.zeros((0, 6))
 
 
 def _named_bodies(xml):

@@ -11,7 +11,6 @@ import sys
 import numpy as np
 import torch
 
-from . import _sensors
 from ._enums import ContactCollection
 from ._errors import FakeError
 from ._ground import Ground
@@ -113,7 +112,7 @@ class SimState:
             rows = [np.zeros((len(env.model.body_mass) - 1, 3)) if never  # "Don't collect"
                     else env.contact_forces() for env in self.envs]
         elif name == "force_sensor":
-            rows = [_sensors.rows(env, self.gravity()) for env in self.envs]
+            rows = [env.force_sensors() for env in self.envs]
         else:
             rows = [actor.dof_force_row() for actor in self.actors]
         values = np.concatenate([np.reshape(r, (-1, *self.buffers[name].shape[1:]))
