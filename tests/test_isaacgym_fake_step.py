@@ -17,13 +17,14 @@ CUBES = """
 CUBE = '''<mujoco><worldbody><body name="cube"><geom type="box" size="0.1 0.1 0.1" mass="1"/>
 </body></worldbody></mujoco>'''
 MASS, G, DT = 1.0, 9.81, 0.01
-def cubes(heights, substeps=1):
+def cubes(heights, substeps=1, collection=gymapi.CC_ALL_SUBSTEPS):
     '''A sim with a cube per env, its bottom ``h`` above the ground for ``h`` in
     ``heights``; returns gym, sim, root and net contact force tensors.'''
     gym = gymapi.acquire_gym()
     params = gymapi.SimParams()
     params.up_axis, params.gravity = gymapi.UP_AXIS_Z, gymapi.Vec3(0.0, 0.0, -G)
     params.dt, params.substeps = DT, substeps
+    params.physx.contact_collection = collection
     sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
     plane = gymapi.PlaneParams()
     plane.normal = gymapi.Vec3(0.0, 0.0, 1.0)
@@ -88,28 +89,60 @@ def test_a_dropped_cube_reports_no_force_in_free_fall_and_its_impact_in_the_step
             0.0, abs=2e-3 * MASS * G), k
 
 
-def test_a_resting_cube_carries_its_weight_with_any_substeps(isaacgym_fake_python: str) -> None:
+def test_a_resting_cube_carries_its_weight_with_any_substeps_and_collection(
+        isaacgym_fake_python: str) -> None:
     out = run_fake(isaacgym_fake_python, with_cubes("""
     result = {}
-    for substeps in (1, 2):
-        gym, sim, root, force = cubes([0.0, 0.0], substeps)
-        rows = record(gym, sim, root, force, 150)
-        result[substeps] = rows
+    for substeps, mode in ((1, "CC_ALL_SUBSTEPS"), (2, "CC_ALL_SUBSTEPS"),
+                           (2, "CC_LAST_SUBSTEP")):
+        gym, sim, root, force = cubes([0.0, 0.0], substeps, getattr(gymapi, mode))
+        result["%d %s" % (substeps, mode)] = record(gym, sim, root, force, 150)
         gym.destroy_sim(sim)
     print(json.dumps(result))
     """))
-    for substeps, rows in out.items():
+    for case, rows in out.items():
         # at rest the velocity no longer changes: the force is the weight, up to float32
         # rounding (1e-7 relative) and what is left of the settling after 1.5 s (75 times
         # the contacts' 0.02 s time constant)
         _, _, forces = rows[-1]
         for force in forces:
-            assert force == pytest.approx([0.0, 0.0, MASS * G], rel=1e-4, abs=1e-4), substeps
-    speeds = [vz[0] for _, vz, _ in out["1"]]
-    forces = [f[0][2] for _, _, f in out["1"]]
+            assert force == pytest.approx([0.0, 0.0, MASS * G], rel=1e-4, abs=1e-4), case
+    speeds = [vz[0] for _, vz, _ in out["1 CC_ALL_SUBSTEPS"]]
+    forces = [f[0][2] for _, _, f in out["1 CC_ALL_SUBSTEPS"]]
     for k in range(1, len(speeds)):  # and it carried it from the first step on
         assert impulse_balance(speeds[k - 1], speeds[k], forces[k]) == pytest.approx(
             0.0, abs=2e-3 * MASS * G), k
+
+
+def test_all_substeps_report_the_mean_force_of_the_step_and_last_substep_the_last(
+        isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, with_cubes("""
+    result = {}
+    for collection in ("CC_ALL_SUBSTEPS", "CC_LAST_SUBSTEP"):
+        gym, sim, root, force = cubes([0.294], 2, getattr(gymapi, collection))
+        result[collection] = record(gym, sim, root, force, 40)
+        gym.destroy_sim(sim)
+    print(json.dumps(result))
+    """))
+    # The docs' tensors.html: CC_ALL_SUBSTEPS aggregates the forces of all substeps,
+    # CC_LAST_SUBSTEP collects the last substep's. The collection does not change the
+    # motion; the mean force over the step is the one that changed the cube's momentum in
+    # it, so it balances over the whole step as with one substep.
+    every, last = out["CC_ALL_SUBSTEPS"], out["CC_LAST_SUBSTEP"]
+    assert [s for _, s, _ in every] == [s for _, s, _ in last]
+    speeds = [vz[0] for _, vz, _ in every]
+    mean = [f[0][2] for _, _, f in every]
+    final = [f[0][2] for _, _, f in last]
+    for k in range(1, len(speeds)):
+        assert impulse_balance(speeds[k - 1], speeds[k], mean[k]) == pytest.approx(
+            0.0, abs=2e-3 * MASS * G), k
+    # 0.294 m of free fall in 5 ms substeps: the cube reaches the ground in the second
+    # substep of step 24 (its first substep starts 6 mm above, its second 6 mm below): the
+    # last substep carries the whole impulse, twice the step's mean
+    landing = next(k for k, f in enumerate(mean) if f != 0.0)
+    assert landing == 24 and next(k for k, f in enumerate(final) if f != 0.0) == 24
+    assert final[landing] == pytest.approx(2 * mean[landing], rel=1e-5)
+    assert final[landing] > 5 * MASS * G
 
 
 def test_an_env_reset_in_the_step_reports_the_forces_of_the_reset_state(

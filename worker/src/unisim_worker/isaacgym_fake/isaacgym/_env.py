@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _sensors
 from ._contacts import add_ground_pairs, mix
+from ._enums import ContactCollection
 from ._errors import FakeError
 from ._mjcf import spec_from_string
 
@@ -51,6 +52,7 @@ class EnvSim:
         self.names = []  # actor names, by handle
         self.fetched_qpos = self.graphics_qpos = None  # fetch_results' copy, step_graphics'
         self.solved = False  # whether a simulate ran since the model was built
+        self.step_forces = None  # CC_ALL_SUBSTEPS: the mean of its substeps' contact forces
         self.sensor_rows = None  # force sensor readings of the last simulate, if any sensor
 
     def add(self, actor):
@@ -164,19 +166,27 @@ class EnvSim:
         forces are those of its solve. They stay so (net contact forces and DOF forces read
         them; force sensors are read here, from the same solve); only the kinematics of the
         new state follow (bodies, centres of mass, velocities), with no new collision or
-        solve."""
+        solve. Under ``CC_ALL_SUBSTEPS`` (the docs' tensors.html: "the reported net contact
+        forces will be aggregated for all substeps") each substep's net contact forces are
+        kept, and their mean, the step's impulse over ``dt``, is reported."""
         model, data = self.physics()
         model.opt.timestep = dt / substeps
         model.opt.gravity[:] = gravity
+        every = substeps > 1 and (self.sim.params.physx.contact_collection
+                                  == ContactCollection.CC_ALL_SUBSTEPS)
+        impulses = 0.0
         for actor in self.actors:
             actor.write_controls()
         for _ in range(substeps):
             self.limit_depenetration(cap)
             self.limit_dofs()
             mujoco.mj_step(model, data)
+            if every:
+                impulses = impulses + self._solver_forces()
         for actor in self.actors:
             actor.limit_velocities()
         self.solved = True
+        self.step_forces = impulses / substeps if every else None
         if self.sensor_rows is not None:
             self.sensor_rows = _sensors.rows(self, gravity)
         mujoco.mj_kinematics(model, data)
@@ -210,14 +220,18 @@ class EnvSim:
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 
     def contact_forces(self):
-        """Net contact force on each body but the world, world frame, from the contacts and
-        constraint forces of the last substep's solve (zero before the first simulate). The
-        force on geom2 is +f, on geom1 -f: MuJoCo's contact normal points from geom1 to
-        geom2."""
+        """Net contact force on each body but the world, world frame: the last simulate's
+        (``simulate``), zero before the first."""
+        if not self.solved:
+            return np.zeros((self.model.nbody - 1, 3))
+        return self.step_forces if self.step_forces is not None else self._solver_forces()
+
+    def _solver_forces(self):
+        """Net contact forces from the contacts and constraint forces of the last solve.
+        The force on geom2 is +f, on geom1 -f: MuJoCo's contact normal points from geom1
+        to geom2."""
         model, data = self.model, self.data
         forces = np.zeros((model.nbody, 3))
-        if not self.solved:
-            return forces[1:]
         wrench = np.zeros(6)
         for i in range(data.ncon):
             contact = data.contact[i]
