@@ -152,10 +152,11 @@ class ActorSim:
         scale contact softness, subtree masses), as a model compiled with them would have.
 
         ``recompute_inertia`` (set_actor_rigid_body_properties' "flag for recomputing
-        inertia tensor on a mass change") scales a body's inertia by its new mass over its
-        current one. PhysX recomputes the inertia from the body's shapes at the new mass
-        (PxRigidBodyExt::setMassAndUpdateInertia: shapes of one density), which for shapes
-        that do not change is the old inertia so scaled; IsaacLab's
+        inertia tensor on a mass change"; the release notes: "recomputing the inertia
+        tensors of rigid bodies when their mass is changed") scales a body's inertia by its
+        new mass over its current one. PhysX recomputes the inertia from the body's shapes
+        at the new mass (PxRigidBodyExt::setMassAndUpdateInertia: shapes of one density),
+        which for shapes that do not change is the old inertia so scaled; IsaacLab's
         ``randomize_rigid_body_mass(recompute_inertia=True)`` scales it so too. A body whose
         file gives an inertia of its own keeps that distribution of mass."""
         props = [(float(m), np.array(c, float), np.array(i, float)) for m, c, i in rows]
@@ -203,7 +204,8 @@ class ActorSim:
 
     def bound_friction(self):
         """The DOF property ``friction`` is PhysX's articulation joint friction coefficient
-        ("a generalized friction force is calculated as DOF force multiplied by friction",
+        (the release notes: "Exposed joint armature and joint friction in PhysX"; "a
+        generalized friction force is calculated as DOF force multiplied by friction",
         NVIDIA forum's table; PxArticulationJointReducedCoordinate::setFrictionCoefficient:
         ``|F_resist| <= coefficient * (|F_trans| + |T_trans|)`` per axis, for the spatial
         force the joint transmits from parent to child): a Coulomb friction bounded by the
