@@ -197,6 +197,13 @@ def test_rl_games_ppo_trains_the_bridged_ant(isaacgym_fake_python: str,
                         RlGamesVecEnv(config_name, num_actors, **kwargs))
         env_configurations.register("rlgpu", {"vecenv_type": "RLGPU",
                                               "env_creator": lambda **kwargs: bridged})
+        with pytest.raises(ValueError, match="num_actors is 16 but the task has 32 envs"):
+            RlGamesVecEnv("rlgpu", 16)
+        env_configurations.register("unwrapped", {"vecenv_type": "RLGPU",
+                                                  "env_creator": lambda **kwargs: task})
+        with pytest.raises(TypeError, match=r"returned BridgedTask; make it return "
+                                            r"IsaacGymPreview4Env\(BridgedTask"):
+            RlGamesVecEnv("unwrapped", NUM_ENVS)
         observer = Observer()
         runner = Runner(observer)
         runner.load(ant_ppo(tmp_path))
