@@ -9,7 +9,7 @@ returning the observation dict; ``reset_done()``; ``get_number_of_agents()``. Ep
 restart inside the task's step, as on the SDK.
 
 The spaces are old ``gym``'s, as ``VecTask``'s are: skrl 1.4's wrapper converts them with
-``convert_gym_space``, which refuses gymnasium's.
+``convert_gym_space``, which refuses gymnasium's. gym comes with the ``trainers`` extra.
 """
 
 from __future__ import annotations
