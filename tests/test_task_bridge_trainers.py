@@ -158,7 +158,7 @@ def ant_ppo(train_dir: Path) -> dict[str, Any]:
         "torch_threads": 1,
         "config": {
             "name": "Ant", "full_experiment_name": "Ant", "env_name": "rlgpu",
-            "device": "cpu", "device_name": "cpu", "train_dir": str(train_dir),
+            "device": "cpu", "train_dir": str(train_dir),
             "multi_gpu": False, "ppo": True, "mixed_precision": False, "torch_compile": False,
             "normalize_input": True, "normalize_value": True, "value_bootstrap": True,
             "num_actors": NUM_ENVS, "reward_shaper": {"scale_value": 0.01},
