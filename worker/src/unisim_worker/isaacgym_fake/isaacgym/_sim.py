@@ -14,8 +14,8 @@ CPU pipeline". IsaacGymEnvs issue #181 (a maintainer, citing the NVIDIA forum): 
 functions ... should only be called once in each simulation step". So the fake applies each
 call at once on the CPU pipeline, and on the GPU pipeline keeps only the last call of each
 setter until ``simulate``. The indices are read during the call (the docs' "Tensor
-Lifetime": a temporary index tensor must live until the call), so the values are taken
-then. Rows of an earlier call that the last one leaves out are lost on the GPU pipeline:
+Lifetime": a temporary index tensor must live until the call); the fake takes the values
+then too. Rows of an earlier call that the last one leaves out are lost on the GPU pipeline:
 the fake warns (``_errors.suspect``), on the CPU pipeline too, where they were applied but
 the same code on the GPU would lose them.
 """
