@@ -47,6 +47,7 @@ def in_process_rollout(model: str, num_envs: int, ctrls: np.ndarray) -> list[np.
     import jax
     import mujoco
     from mujoco import mjx
+
     from unisim_worker.engines.mjx import engine as mjx_engine
     mj_model = mujoco.MjModel.from_xml_path(models.resolve(model))
     device = jax.devices()[0]

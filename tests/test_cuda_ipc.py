@@ -6,12 +6,12 @@ import itertools
 
 import numpy as np
 import pytest
-import unisim_protocol as protocol
-from unisim_protocol import arena as arena_layout
-from unisim_protocol import cuda_arena, cuda_driver
 
 import unisim
+import unisim_protocol as protocol
 from unisim.slots import SlotSpec
+from unisim_protocol import arena as arena_layout
+from unisim_protocol import cuda_arena, cuda_driver
 
 
 def _gpu_absent_reason() -> str | None:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import unisim_protocol
 
 import unisim
+import unisim_protocol
 from unisim import split
 from unisim.testing import Fault, mock_backend
 

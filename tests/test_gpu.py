@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-import unisim_protocol as protocol
-from unisim_protocol import cuda_driver
 
 import unisim
+import unisim_protocol as protocol
 from unisim.cuda_ipc import DeviceArena
 from unisim.slots import SlotSpec
+from unisim_protocol import cuda_driver
 
 from .mjx_support import (
     QUADRUPED,

@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from unisim_protocol import Command
 
 from unisim import models
 from unisim.channel import Channel
 from unisim.errors import RemoteError
+from unisim_protocol import Command
 
 
 def init(py38_channel: Channel, options: dict[str, Any], keyframe: str | None = None,

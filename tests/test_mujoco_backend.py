@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from unisim_protocol import Command
 
 import unisim
 from unisim import models
 from unisim.channel import Channel
 from unisim.errors import RemoteError
+from unisim_protocol import Command
 
 from . import reference
 

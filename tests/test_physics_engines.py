@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from unisim_protocol import Command
 
 from unisim import PhysicsRandomization, Uniform, models
 from unisim.channel import Channel
 from unisim.errors import RemoteError
 from unisim.physics_randomization import friction, gravity, mass, stiffness
+from unisim_protocol import Command
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+
 import unisim_protocol as protocol
 from unisim_protocol import framing
 

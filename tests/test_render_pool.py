@@ -12,9 +12,9 @@ os.environ.setdefault("MUJOCO_GL", "egl")  # before mujoco is imported, here or 
 
 import numpy as np
 import pytest
-import unisim_protocol
 
 import unisim
+import unisim_protocol
 from unisim import Randomizer, RenderPool
 
 from . import render_reference

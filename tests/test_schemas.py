@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import unisim_protocol
-from unisim_protocol import codec, schemas
 
 import unisim
+import unisim_protocol
 from unisim.layout import Layout
+from unisim_protocol import codec, schemas
 
 
 def physics() -> dict[str, object]:

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-import unisim_protocol as protocol
-from unisim_worker.main import Worker
 
 import unisim
+import unisim_protocol as protocol
 from unisim.testing import Fault, mock_backend
+from unisim_worker.main import Worker
 
 Mock = Callable[..., unisim.Backend]
 

@@ -8,8 +8,8 @@ import stat
 from pathlib import Path
 
 import pytest
-import unisim_protocol
 
+import unisim_protocol
 from unisim import slots
 from unisim.testing import mock_backend
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from unisim_worker.engines import capabilities
 
 import unisim
 from unisim import split
+from unisim_worker.engines import capabilities
 
 THREADED = {"engine": "MuJoCo 4.0.0", "threaded": True}
 SINGLE = {"engine": "MuJoCo 3.2.3", "threaded": False}

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
 from unisim_protocol import Command, schemas
 from unisim_protocol import doorbell as bell
 
@@ -85,8 +86,7 @@ class Backend:
         self._images = ImageSlot()
         self._plane: DataPlane = create_plane(data_plane, device)
         self._plane.check_workers(workers)
-        if workers is not None or threads is not None:  # bad values fail before any spawn
-            split.choose({}, self.num_envs, workers=workers, threads=threads)
+        split.check_asked(self.num_envs, workers, threads)  # before anything starts
         self._asked = (workers, threads)
         self.split: split.Split | None = None  # chosen once the first worker said hello
         self._spec: dict[str, Any] = {"engine": engine, "keyframe": keyframe,
@@ -150,7 +150,8 @@ class Backend:
                 self._physics = PhysicsControl(self.randomization, self._plane.views,
                                                self.num_envs)
             self._physics.start(self._rows, self.timeout)
-        fill = workers.fill_queue if self._shared else None
+        # workers that share rows: the queue's own fill, one call before each STEP
+        fill = workers.queue.fill if self._shared and workers.queue is not None else None
         self._stepping: Stepping = (
             DoorbellStepping(pool, self._plane, self._monitor, fill, self._physics,
                              lines=arena.doorbells, spare_core=chosen.spare_core())

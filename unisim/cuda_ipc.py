@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
+
 from unisim_protocol import arena as layout
 from unisim_protocol import cuda_arena, cuda_driver, schemas
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
+
 from unisim_protocol import schemas
 
 from .arrays import as_numpy, import_torch

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
 from unisim_protocol import Command, schemas
 
 from .channel import Channel, Progress

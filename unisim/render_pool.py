@@ -18,6 +18,7 @@ from types import TracebackType
 from typing import Any
 
 import numpy as np
+
 from unisim_protocol import Command, schemas
 
 from . import models

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 from unisim_protocol import arena, doorbell
 
 SHM_DIR = Path(arena.SHM_DIR)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
 from unisim_protocol import Command, schemas
 from unisim_protocol import doorbell as bell
 

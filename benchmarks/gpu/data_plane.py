@@ -68,6 +68,7 @@ class InProcess(Mode):
         import jax  # type: ignore[import-not-found, unused-ignore]  # on the GPU machine
         import mujoco
         from mujoco import mjx
+
         from unisim_worker.engines.mjx import engine as mjx_engine
 
         model = mujoco.MjModel.from_xml_path(models.resolve(MODEL))

@@ -22,9 +22,9 @@ from typing import Any
 
 import msgpack
 import numpy as np
-import unisim_protocol as protocol
 
 import unisim
+import unisim_protocol as protocol
 from benchmarks.systems import PY38
 from unisim.pool import HOST_SPIN
 from unisim.process import BOOTSTRAP

@@ -16,11 +16,11 @@ import timeit
 
 import mujoco
 import numpy as np
-from unisim_worker.engines.mujoco.steppers import BatchStepper, LoopStepper
 
 from tools.figures.doc_figures import publish
 from unisim import models
 from unisim.sim_warnings import WarningMonitor
+from unisim_worker.engines.mujoco.steppers import BatchStepper, LoopStepper
 
 
 def per_call_us(function: object, number: int) -> float:

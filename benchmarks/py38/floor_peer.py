@@ -68,6 +68,7 @@ def main():
             qvel_out[:] = qvel
             line.publish(bell.REPLY, seen, bell.HOST_WAITING)
     import msgpack
+
     from unisim_protocol import Kind, framing
 
     size = framing.HEADER.size

@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from unisim_protocol import Command
 
 from unisim.errors import RemoteError
+from unisim_protocol import Command
 
 from .conftest import MODELS, EngineCase
 

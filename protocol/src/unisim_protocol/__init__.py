@@ -4,7 +4,7 @@ Python 3.8 code using only the stdlib, numpy and msgpack. The format is specifie
 PROTOCOL.md beside this file.
 """
 
-from . import doorbell, work_queue
+from . import doorbell
 from .codec import WireTypeError, decode, encode, find_unsafe
 from .framing import MAX_FRAME, VERSION, FrameError, FrameReader, FrameWriter, StreamClosed
 from .messages import (
@@ -36,5 +36,4 @@ __all__ = [
     "find_unsafe",
     "pack",
     "unpack",
-    "work_queue",
 ]

@@ -29,6 +29,7 @@ from unisim_protocol.doorbell import (  # the names a doorbell STEP touches, bou
     WORKER_WAITING,
 )
 
+from . import trace
 from .engines import NAMES, capabilities, create
 from .engines.base import Engine, Renderer
 
@@ -191,9 +192,14 @@ class Worker:
 
     def serve(self):
         """Serve until SHUTDOWN or end-of-file on the pipe."""
+        record = trace.recorder()  # None unless UNISIM_TRACE_FILES asks for it
         try:
-            while self.running:
-                self.requests.serve_one(self)
+            if record is None:
+                while self.running:
+                    self.requests.serve_one(self)
+            else:
+                while self.running:
+                    record(self.requests.serve_one, self)
         except protocol.StreamClosed:
             pass
         if self.engine is not None:

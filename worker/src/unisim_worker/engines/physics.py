@@ -7,6 +7,7 @@ with ``Entry.values`` and applies them. Names are checked here, once, for every 
 """
 
 import numpy as np
+
 from unisim_protocol.schemas import slot
 
 PUSH_WIDTH = 6  # a free joint's qvel: linear x, y, z, then angular

@@ -18,6 +18,7 @@ import tempfile
 from typing import Any, List
 
 import numpy as np
+
 from unisim_protocol.arena import ArenaCache
 from unisim_protocol.schemas import parse_capture_request, physics_layout, slot
 

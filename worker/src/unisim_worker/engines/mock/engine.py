@@ -31,6 +31,7 @@ import signal
 import time
 
 import numpy as np
+
 from unisim_protocol.schemas import physics_layout, slot
 
 from .. import physics

@@ -19,6 +19,6 @@ def capabilities(options, num_envs):
     except Exception:  # a source checkout without metadata: the version is not essential
         release = "unknown"
     # Without the batch, every env's state is a row of one array, so workers can share rows
-    # (claimed from a work queue, protocol.work_queue) once that array is in shared memory.
+    # (claimed from a work queue, unisim_protocol.doorbell) once that array is in shared memory.
     return {"engine": "MuJoCo %s" % release, "version": release, "threaded": threaded,
             "shares_rows": not threaded}

@@ -5,6 +5,7 @@
 import os
 
 import numpy as np
+
 from unisim_protocol.arena import ArenaCache
 from unisim_protocol.schemas import parse_capture_request, slot
 

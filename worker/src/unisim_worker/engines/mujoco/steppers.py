@@ -12,8 +12,9 @@ import reprlib
 import stat
 
 import numpy as np
+
+from unisim_protocol.doorbell import MAX_CHUNKS, claim, valid_bounds
 from unisim_protocol.schemas import slot
-from unisim_protocol.work_queue import MAX_CHUNKS, claim, valid_bounds
 
 from ..base import EngineFault
 
@@ -73,7 +74,7 @@ class LoopStepper:
     def share(self, slots, fd, bounds, owner):
         """Keep the state in the shared ``slots`` (the ``owner`` fills them) and step the
         chunks claimed from the work queue ``fd``: chunk k is rows ``bounds[k]`` to
-        ``bounds[k + 1]`` (``protocol.work_queue``)."""
+        ``bounds[k + 1]`` (``unisim_protocol.doorbell``)."""
         if owner:
             slots["state"][:] = self.states
             slots["raised"][:] = self.raised

@@ -19,6 +19,7 @@ import sys
 import threading
 
 import numpy as np
+
 from unisim_protocol.schemas import physics_layout, slot
 
 from ..base import Engine

@@ -19,8 +19,10 @@ import xml.etree.ElementTree as ElementTree
 import mujoco
 import numpy as np
 
+from . import _sensors
 from ._contacts import add_ground_pairs, mix
-from ._errors import FakeError
+from ._enums import ContactCollection
+from ._errors import fake_limit, log_error
 from ._mjcf import spec_from_string
 from ._window import Window, grown
 
@@ -52,6 +54,9 @@ class EnvSim:
         self.cameras = []  # _render.Camera, by handle (None once destroyed)
         self.names = []  # actor names, by handle
         self.fetched_qpos = self.graphics_qpos = None  # fetch_results' copy, step_graphics'
+        self.solved = False  # whether a simulate ran since the model was built
+        self.step_forces = None  # CC_ALL_SUBSTEPS: the mean of its substeps' contact forces
+        self.sensor_rows = None  # force sensor readings of the last simulate, if any sensor
 
     def add(self, actor):
         if self.aggregate is not None:
@@ -59,12 +64,12 @@ class EnvSim:
             bodies = sum(a.nbody for a in self.actors[first:]) + actor.nbody
             shapes = sum(a.asset.shape_count for a in self.actors[first:]) \
                 + actor.asset.shape_count
-            if bodies > max_bodies or shapes > max_shapes:
-                raise FakeError("create_actor: the open aggregate of env %d was begun for at "
-                                "most %d bodies and %d shapes, and would hold %d and %d: pass "
-                                "the sums of get_asset_rigid_body_count and "
-                                "get_asset_rigid_shape_count to begin_aggregate"
-                                % (self.index, max_bodies, max_shapes, bodies, shapes))
+            if bodies > max_bodies or shapes > max_shapes:  # PhysX logs it and goes on
+                log_error("create_actor: the open aggregate of env %d was begun for at most "
+                          "%d bodies and %d shapes, and would hold %d and %d: pass the sums of "
+                          "get_asset_rigid_body_count and get_asset_rigid_shape_count to "
+                          "begin_aggregate" % (self.index, max_bodies, max_shapes, bodies,
+                                               shapes))
         self.actors.append(actor)
         self.model = None
 
@@ -112,6 +117,9 @@ class EnvSim:
         self.fetched_qpos = self.data.qpos.copy()
         self.graphics_qpos = self.data.qpos.copy()
         self.timeconst = model.geom_solref[:, 0].copy()  # the contacts' own, when shallow
+        self.solved = False  # no simulate yet: nothing solved to report
+        sensors = sum(len(actor.sensors) for actor in self.actors)
+        self.sensor_rows = np.zeros((sensors, 6)) if sensors else None
 
     def _compile(self):
         spec = mujoco.MjSpec()
@@ -123,10 +131,11 @@ class EnvSim:
         settings = _settings(children[first])
         for k in files:
             if _settings(children[k]) != settings:
-                raise FakeError("env %d holds actors of assets with different compiler "
-                                "settings (%s vs %s); the fake builds one MuJoCo model per env "
-                                "and needs them equal" % (self.index, self.actors[k].asset.path,
-                                                          self.actors[first].asset.path))
+                raise fake_limit("env %d holds actors of assets with different compiler "
+                                 "settings (%s vs %s); the fake builds one MuJoCo model per "
+                                 "env and needs them equal" % (
+                                     self.index, self.actors[k].asset.path,
+                                     self.actors[first].asset.path))
         for k, child in enumerate(children):
             spec.worldbody.add_frame().attach_body(child.worldbody.first_body(), prefix(k), "")
         self.sim.ground.add_to(spec, self.extent)
@@ -177,20 +186,53 @@ class EnvSim:
                        for start, end, selfish in self.aggregates)
 
     def simulate(self, dt, substeps, gravity, cap):
-        """One ``gym.simulate`` of this env: ``substeps`` MuJoCo steps of ``dt / substeps``."""
+        """One ``gym.simulate`` of this env: ``substeps`` MuJoCo steps of ``dt / substeps``.
+
+        It reports what its solver computed, as the SDK reports what its last simulate
+        computed: ``mj_step`` solves at the state a substep starts from and then integrates,
+        so after the last one ``data.contact``, ``efc_force``, ``qacc`` and the actuator
+        forces are those of its solve. They stay so (net contact forces and DOF forces read
+        them; force sensors are read here, from the same solve); only the kinematics of the
+        new state follow (bodies, centres of mass, velocities), with no new collision or
+        solve. Under ``CC_ALL_SUBSTEPS`` (the docs' tensors.html: "the reported net contact
+        forces will be aggregated for all substeps") each substep's net contact forces are
+        kept, and their mean, the step's impulse over ``dt``, is reported."""
         model, data = self.physics()
         if self._follow(model, data, False):
             model, data = self.model, self.data
         model.opt.timestep = dt / substeps
         model.opt.gravity[:] = gravity
+        every = substeps > 1 and (self.sim.params.physx.contact_collection
+                                  == ContactCollection.CC_ALL_SUBSTEPS)
+        impulses = 0.0
         for actor in self.actors:
             actor.write_controls()
         for _ in range(substeps):
             self.limit_depenetration(cap)
+            self.limit_dofs()
             mujoco.mj_step(model, data)
-            for actor in self.actors:
-                actor.limit_velocities()
-        mujoco.mj_forward(model, data)  # bodies, velocities and contacts of the new state
+            if every:
+                impulses = impulses + self._solver_forces()
+        for actor in self.actors:
+            actor.limit_velocities()
+        self.solved = True
+        self.step_forces = impulses / substeps if every else None
+        if self.sensor_rows is not None:
+            self.sensor_rows = _sensors.rows(self, gravity)
+        mujoco.mj_kinematics(model, data)
+        mujoco.mj_comPos(model, data)
+        mujoco.mj_comVel(model, data)
+
+    def limit_dofs(self):
+        """Before a substep: each DOF within its maximum velocity, and its friction bound from
+        the load its joint carries (``_actors``); the load is MuJoCo's ``cfrc_int``, the
+        force each body gets from its parent in the last solve."""
+        if any(actor.has_friction for actor in self.actors):
+            mujoco.mj_rnePostConstraint(self.model, self.data)
+        for actor in self.actors:
+            actor.limit_velocities()
+            if actor.has_friction:
+                actor.bound_friction()
 
     def limit_depenetration(self, cap):
         """PhysX pushes penetrating shapes apart at most at ``max_depenetration_velocity``
@@ -208,8 +250,16 @@ class EnvSim:
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 
     def contact_forces(self):
-        """Net contact force on each body but the world, world frame (the force on geom2 is
-        +f, on geom1 -f: MuJoCo's contact normal points from geom1 to geom2)."""
+        """Net contact force on each body but the world, world frame: the last simulate's
+        (``simulate``), zero before the first."""
+        if not self.solved:
+            return np.zeros((self.model.nbody - 1, 3))
+        return self.step_forces if self.step_forces is not None else self._solver_forces()
+
+    def _solver_forces(self):
+        """Net contact forces from the contacts and constraint forces of the last solve.
+        The force on geom2 is +f, on geom1 -f: MuJoCo's contact normal points from geom1
+        to geom2."""
         model, data = self.model, self.data
         forces = np.zeros((model.nbody, 3))
         wrench = np.zeros(6)
@@ -222,6 +272,10 @@ class EnvSim:
             forces[model.geom_bodyid[contact.geom2]] += world
             forces[model.geom_bodyid[contact.geom1]] -= world
         return forces[1:]
+
+    def force_sensors(self):
+        """(sensors, 6): the readings of the last simulate (zero before the first)."""
+        return self.sensor_rows if self.sensor_rows is not None else np.zeros((0, 6))
 
 
 def _named_bodies(xml):

@@ -17,7 +17,7 @@ isaacgym.md, "Terrain at legged_gym's scale").
 
 import numpy as np
 
-from ._errors import FakeError
+from ._errors import fake_limit
 
 REFINE = 2  # samples per smallest vertex spacing, along x and y
 MAX_SAMPLES = 200_000_000  # 800 MB of float32: a larger grid is a mesh the fake cannot hold
@@ -37,7 +37,7 @@ def rasterise(points, faces, refine=REFINE):
     step = float(np.min((high - low) / cells)) / refine
     shape = np.floor((high - low) / step + 1e-6).astype(np.int64) + 1
     if int(shape[0]) * int(shape[1]) > MAX_SAMPLES:
-        raise FakeError("add_triangle_mesh: the fake samples a terrain mesh on a grid %d times "
+        raise fake_limit("add_triangle_mesh: the fake samples a terrain mesh on a grid %d times "
                         "finer than its smallest vertex spacing (%g m), %d x %d samples here, "
                         "more than it holds (%d); pass a coarser mesh (terrain_utils' "
                         "horizontal_scale) or a height field (add_heightfield)"
@@ -47,7 +47,7 @@ def rasterise(points, faces, refine=REFINE):
         chunk = faces[begin:begin + CHUNK]
         _chunk(heights, shape, (points[chunk, 0:2] - low) / step, points[chunk, 2])
     if np.isneginf(heights).all():
-        raise FakeError("add_triangle_mesh: no triangle of the mesh faces up or down; the fake "
+        raise fake_limit("add_triangle_mesh: no triangle of the mesh faces up or down; the fake "
                         "takes terrain meshes (a surface over the ground plane)")
     heights[np.isneginf(heights)] = heights[~np.isneginf(heights)].min()
     return heights.reshape(shape), (step, step), (float(low[0]), float(low[1]))
@@ -90,7 +90,7 @@ def _vertex_spacing(points, faces):
         steps = steps[steps > 1e-9]
         smallest = min(smallest, float(steps.min())) if len(steps) else smallest
     if not np.isfinite(smallest) or np.any(high - low <= 0):
-        raise FakeError("add_triangle_mesh: the mesh has no extent in x or y; the fake takes "
+        raise fake_limit("add_triangle_mesh: the mesh has no extent in x or y; the fake takes "
                         "terrain meshes (a surface over the ground plane)")
     return smallest
 
