@@ -25,10 +25,10 @@ HORIZONTAL, VERTICAL = 0.1, 0.005
 def terrain(width, length):
     return terrain_utils.SubTerrain("t", width=width, length=length,
                                     vertical_scale=VERTICAL, horizontal_scale=HORIZONTAL)
-def terrain_sim(samples, places, xml=CUBE):
-    '''A sim with ``samples`` as legged_gym's trimesh terrain, and a cube in an env of its
-    own at each (x, y, z) of ``places`` (world frame; every env origin at 0, as legged_gym
-    places its envs).'''
+def terrain_sim(samples, envs, xml=CUBE):
+    '''A sim with ``samples`` as legged_gym's trimesh terrain, and an env per list of
+    ``envs`` with a cube at each (x, y, z) of it (world frame; every env origin at 0, as
+    legged_gym places its envs).'''
     gym = gymapi.acquire_gym()
     params = gymapi.SimParams()
     params.up_axis, params.substeps, params.dt = gymapi.UP_AXIS_Z, 1, 0.005
@@ -42,9 +42,10 @@ def terrain_sim(samples, places, xml=CUBE):
     gym.add_triangle_mesh(sim, vertices.flatten(), triangles.flatten(), mesh)
     asset = load(gym, sim, xml, gymapi.AssetOptions())
     zero = gymapi.Vec3(0.0, 0.0, 0.0)
-    for x, y, z in places:
+    for places in envs:
         env = gym.create_env(sim, zero, zero, 1)
-        gym.create_actor(env, asset, gymapi.Transform(gymapi.Vec3(x, y, z)), "cube", 0, 0)
+        for x, y, z in places:
+            gym.create_actor(env, asset, gymapi.Transform(gymapi.Vec3(x, y, z)), "c", 0, 0)
     assert gym.prepare_sim(sim)
     return gym, sim
 def surface(sim, env, points):
@@ -68,7 +69,7 @@ def test_a_box_slid_against_a_stair_riser_stops_at_it(isaacgym_fake_python: str)
     terrain_utils.stairs_terrain(stairs, step_width=1.0, step_height=0.1)
     # treads 1 m deep, 10 cm apart (steeper than slope_threshold: the mesh's riser is
     # vertical), the first riser at x = 1.0, from 0.1 m to 0.2 m
-    gym, sim = terrain_sim(stairs.height_field_raw, [(0.8, 1.0, 0.141)], SLAB)
+    gym, sim = terrain_sim(stairs.height_field_raw, [[(0.8, 1.0, 0.141)]], SLAB)
     root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
     gym.refresh_actor_root_state_tensor(sim)
     root[0, 7] = 2.5  # sliding towards the riser, 10 cm ahead: 2 m/s when it gets there
@@ -104,7 +105,7 @@ def test_the_collision_surface_is_the_height_samples(isaacgym_fake_python: str) 
     terrain_utils.discrete_obstacles_terrain(part, 0.15, 0.2, 0.6, 20, platform_size=0.6)
     rough.height_field_raw[24:36] = part.height_field_raw
     samples = rough.height_field_raw
-    gym, sim = terrain_sim(samples, [(1.8, 1.8, 1.0)])
+    gym, sim = terrain_sim(samples, [[(1.8, 1.8, 1.0)]])
     inner = [(i, j) for i in range(1, 35) for j in range(1, 35)]
     at_samples = surface(sim, 0, [(i * HORIZONTAL, j * HORIZONTAL) for i, j in inner])
     # legged_gym reads a point's height as the lowest of three samples around it
@@ -128,7 +129,7 @@ def test_each_env_holds_a_window_of_the_terrain_that_follows_its_actor(
     out = run_fake(isaacgym_fake_python, with_terrain("""
     field = terrain(400, 300)  # 40 m x 30 m; a 0.5 m plateau in a 2 m square at (30, 20)
     field.height_field_raw[290:310, 190:210] = 100
-    gym, sim = terrain_sim(field.height_field_raw, [(5.0, 5.0, 0.2), (6.0, 5.0, 0.2)])
+    gym, sim = terrain_sim(field.height_field_raw, [[(5.0, 5.0, 0.2)], [(6.0, 5.0, 0.2)]])
     model = sim._state.envs[0].model
     held = [int(sim._state.envs[k].model.nhfielddata) for k in range(2)]
     step(gym, sim, 20)
@@ -145,3 +146,20 @@ def test_each_env_holds_a_window_of_the_terrain_that_follows_its_actor(
     on_plateau, on_floor = out["z"]
     assert on_plateau == pytest.approx(0.6, abs=0.01)  # the window went along
     assert on_floor == pytest.approx(0.1, abs=0.01)
+
+
+def test_an_env_whose_actors_spread_wider_than_a_window_gets_a_wider_one(
+        isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, with_terrain("""
+    field = terrain(300, 300)  # 30 m square, a 0.5 m plateau in a 2 m square at (20, 10)
+    field.height_field_raw[190:210, 90:110] = 100
+    # two cubes of one env, 10 m apart: more than the first window (4 m) holds
+    gym, sim = terrain_sim(field.height_field_raw, [[(10.0, 10.0, 0.8), (20.0, 10.0, 0.8)]])
+    step(gym, sim, 150)
+    root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+    gym.refresh_actor_root_state_tensor(sim)
+    print(json.dumps({"z": root[:, 2].tolist(), "extent": sim._state.envs[0].extent}))
+    """))
+    assert out["extent"] >= 10.0  # the window spans both cubes
+    floor, plateau = out["z"]
+    assert floor == pytest.approx(0.1, abs=0.01) and plateau == pytest.approx(0.6, abs=0.01)

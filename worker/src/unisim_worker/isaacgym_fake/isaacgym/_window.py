@@ -92,5 +92,6 @@ class _Pane:
 
 
 def grown(extent, needed):
-    """The window extent for actors that need ``needed`` metres: whole ``STEP``s."""
-    return max(extent, float(np.ceil(needed / STEP)) * STEP)
+    """The window extent for actors that need ``needed`` metres: whole ``STEP``s, more than
+    ``needed`` (so that a rebuilt window never asks again)."""
+    return max(extent, float(np.floor(needed / STEP) + 1) * STEP)
