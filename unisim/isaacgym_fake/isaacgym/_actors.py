@@ -118,6 +118,12 @@ class ActorSim:
         self.modes = self.props["driveMode"].astype(np.int64)
         self.forced = np.isin(self.modes, FORCED)
         self.max_velocity = self.props["velocity"].astype(np.float64)
+        self.min_velocity = -self.max_velocity
+        # the one target every DOF is driven by, or None where the modes differ
+        sources = {POS: "position_target", VEL: "velocity_target", NONE: "effort",
+                   EFFORT: "effort"}
+        kinds = set(sources.get(mode, "zeros") for mode in self.modes.tolist())
+        self.drive = kinds.pop() if len(kinds) == 1 else None
         if self.model is None:
             return
         model = self.model
@@ -163,15 +169,30 @@ class ActorSim:
     # -- controls ---------------------------------------------------------------------
 
     def write_controls(self):
-        self.data.ctrl[self.actuators] = np.where(
-            self.modes == POS, self.position_target, np.where(
+        """Each DOF's actuator input from its drive mode's target (one array where every
+        DOF has the same mode: the Python here holds the GIL while the sim's threads step)."""
+        if not self.ndof:
+            return
+        if self.drive == "zeros":
+            values = 0.0
+        elif self.drive is not None:
+            values = getattr(self, self.drive)
+        else:
+            values = np.where(self.modes == POS, self.position_target, np.where(
                 self.modes == VEL, self.velocity_target, np.where(self.forced, self.effort, 0.0)))
+        self.data.ctrl[self.actuators] = values
 
     def limit_velocities(self):
         """The DOF properties' "velocity: Maximum velocity" (the docs' DOF properties
-        table), enforced after each substep as PhysX's maximum joint velocity is."""
+        table), enforced after each substep as PhysX's maximum joint velocity is (what
+        ``np.clip`` computes, in fewer calls)."""
+        if not self.ndof:
+            return
         qvel = self.data.qvel
-        qvel[self.vadr] = np.clip(qvel[self.vadr], -self.max_velocity, self.max_velocity)
+        velocities = qvel[self.vadr]
+        np.maximum(velocities, self.min_velocity, out=velocities)
+        np.minimum(velocities, self.max_velocity, out=velocities)
+        qvel[self.vadr] = velocities
 
     def dof_force_row(self):
         """The DOF forces (drive and actuation), zero unless enabled: "the returned forces

@@ -98,6 +98,7 @@ class EnvSim:
         self.fetched_qpos = self.data.qpos.copy()
         self.graphics_qpos = self.data.qpos.copy()
         self.timeconst = model.geom_solref[:, 0].copy()  # the contacts' own, when shallow
+        self.shallow = self.floor = float(self.timeconst.min()) if model.ngeom else 0.0
 
     def _compile(self):
         spec = mujoco.MjSpec()
@@ -150,8 +151,10 @@ class EnvSim:
                        for start, end, selfish in self.aggregates)
 
     def simulate(self, dt, substeps, gravity, cap):
-        """One ``gym.simulate`` of this env: ``substeps`` MuJoCo steps of ``dt / substeps``."""
-        model, data = self.physics()
+        """One ``gym.simulate`` of this env: ``substeps`` MuJoCo steps of ``dt / substeps``.
+        Runs on one of the sim's threads (``_threads``), the envs in parallel only while
+        MuJoCo runs: the Python here holds the GIL, so it is kept to a few numpy calls."""
+        model, data = self.model, self.data
         model.opt.timestep = dt / substeps
         model.opt.gravity[:] = gravity
         for actor in self.actors:
@@ -168,13 +171,16 @@ class EnvSim:
         (PhysXParams; legged_gym sets 1 m/s and starts its robots inside the ground).
         MuJoCo's soft contacts recover a penetration ``d`` in about the contact time
         constant ``tc`` (solref), at about ``d / tc``: while the deepest contact needs it,
-        ``tc`` grows to ``d / cap``."""
-        model, data = self.model, self.data
-        depth = -float(np.min(data.contact.dist)) if data.ncon else 0.0
-        wanted = np.maximum(self.timeconst, depth / max(cap, 1e-9))
-        if not np.array_equal(wanted, model.geom_solref[:, 0]):
-            model.geom_solref[:, 0] = wanted
-            mix(model)
+        ``tc`` grows to ``d / cap``. The time constants are ``max(tc, floor)`` for one floor
+        (at least the smallest ``tc``, where they are the contacts' own), so the model is
+        changed only when that floor changes."""
+        data = self.data
+        depth = -float(data.contact.dist.min()) if data.ncon else 0.0
+        floor = max(depth / max(cap, 1e-9), self.shallow)
+        if floor != self.floor:
+            self.floor = floor
+            self.model.geom_solref[:, 0] = np.maximum(self.timeconst, floor)
+            mix(self.model)
 
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 

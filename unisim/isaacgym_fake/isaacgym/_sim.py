@@ -15,6 +15,7 @@ from . import _sensors
 from ._enums import ContactCollection
 from ._errors import FakeError
 from ._ground import Ground
+from ._threads import Pool
 
 BUFFERS = {  # name: (columns per row, rows counted in)
     "root": (13, "actors"), "dof": (2, "dofs"), "rigid_body": (13, "bodies"),
@@ -41,6 +42,7 @@ class SimState:
         self.cameras = []  # _render.Camera, in creation order
         self.viewers = []
         self._compiled = {}  # an env's actor list (and ground): its compiled MjModel
+        self.pool = Pool()  # the threads simulate steps the envs on (``_threads``)
 
     def compiled(self, key, compile_model):
         if key not in self._compiled:
@@ -125,11 +127,14 @@ class SimState:
         return [g.x, g.y, g.z]
 
     def simulate(self):
+        """One step of every env, the envs spread over the pool's threads (``_threads``);
+        models are built first, on this thread (building shares the compiled models)."""
         dt, substeps = float(self.params.dt), int(self.params.substeps)
-        gravity = self.gravity()
+        gravity = np.array(self.gravity(), dtype=np.float64)
         cap = float(self.params.physx.max_depenetration_velocity)
         for env in self.envs:
-            env.simulate(dt, substeps, gravity, cap)
+            env.physics()
+        self.pool.run(lambda env: env.simulate(dt, substeps, gravity, cap), self.envs)
         self.time += dt
         self.frames += 1
         self.setters_since_simulate = set()

@@ -1,0 +1,1 @@
+"""The IsaacGym SDK fake itself: how its step scales over threads."""
