@@ -33,25 +33,25 @@ SCENE = """
     options = gymapi.AssetOptions()
     options.default_dof_drive_mode = int(gymapi.DOF_MODE_EFFORT)
     options.collapse_fixed_joints = True
-    robot = gym.load_asset(sim, %r, "quadruped.urdf", options)
+    robot = gym.load_asset(sim, ASSETS, "quadruped.urdf", options)
     box = gym.create_box(sim, 0.1, 0.1, 0.1, gymapi.AssetOptions())
     for index in range(7):
         env = gym.create_env(sim, gymapi.Vec3(0, 0, 0), gymapi.Vec3(0, 0, 0), 3)
         pose = gymapi.Transform()
-        pose.p = gymapi.Vec3(0.5 * (index %% 3), 0.5 * (index // 3), 0.3 + 0.02 * index)
+        pose.p = gymapi.Vec3(0.5 * (index % 3), 0.5 * (index // 3), 0.3 + 0.02 * index)
         actor = gym.create_actor(env, robot, pose, "robot", index, 1)
-        if index %% 2:
+        if index % 2:
             props = gym.get_actor_dof_properties(env, actor)
             props["driveMode"][:] = gymapi.DOF_MODE_POS
             props["stiffness"][:], props["damping"][:] = 20.0, 0.5
             gym.set_actor_dof_properties(env, actor, props)
-        pose.p = gymapi.Vec3(0.5 * (index %% 3) + 0.2, 0.5 * (index // 3), 0.5)
+        pose.p = gymapi.Vec3(0.5 * (index % 3) + 0.2, 0.5 * (index // 3), 0.5)
         gym.create_actor(env, box, pose, "box", index, 0)
         gym.enable_actor_dof_force_sensors(env, actor)
     assert gym.prepare_sim(sim)
     names = ("actor_root_state", "dof_state", "rigid_body_state", "net_contact_force",
              "dof_force")
-    buffers = {n: gymtorch.wrap_tensor(getattr(gym, "acquire_%%s_tensor" %% n)(sim))
+    buffers = {n: gymtorch.wrap_tensor(getattr(gym, "acquire_%s_tensor" % n)(sim))
                for n in names}
     generator = torch.Generator().manual_seed(0)
     count = buffers["dof_state"].shape[0]
@@ -63,9 +63,9 @@ SCENE = """
         gym.simulate(sim)
         gym.fetch_results(sim, True)
     for n in names:
-        getattr(gym, "refresh_%%s_tensor" %% n)(sim)
+        getattr(gym, "refresh_%s_tensor" % n)(sim)
     print(json.dumps({n: b.tolist() for n, b in buffers.items()}))
-""" % str(ASSETS)
+""".replace("ASSETS", repr(str(ASSETS)))
 
 
 def test_a_seeded_scene_is_bitwise_equal_on_one_thread_and_on_several(
