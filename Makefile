@@ -7,19 +7,19 @@ HOST := $(VENV)/bin/python
 # Tools venv of the IsaacGym type gate: mypy 1.16 is the last to accept --python-version 3.8.
 TYPECHECK := .venv-typecheck
 
-# Python 3.8 code beyond the worker and the core, linted as the worker is: the IsaacGym SDK
-# fake of the test kit, the IsaacGym tasks the CI trains through the task bridge, a test's task.
-CODE38 := unisim/isaacgym_fake examples/isaacgym_tasks tests/fixtures/bridge_tasks
-comma := ,
+# The source roots for an older Python than the host's (protocol/, worker/, ...): each says so
+# in its pyproject's requires-python, and the lint reads it there.
+OLDER_ROOTS = $(HOST) tools/python_roots.py --older-than 3.10
 
 .PHONY: demo test fuzz lint ci clean gpu-stage bench bench-quick bench-profile bench-sweep
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml protocol/pyproject.toml worker/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(HOST) -m pip install -q --upgrade pip
 	# torch first, pinned: the CPU build on these machines' disk (an unpinned one is GBs of CUDA)
 	$(HOST) -m pip install -q torch==2.13.0
-	$(HOST) -m pip install -q -e '.[dev]'
+	# the shared core and the worker are packages of their own, installed editable beside it
+	$(HOST) -m pip install -q -e ./protocol -e ./worker -e '.[dev]'
 	touch $@
 
 # The Python 3.8 worker env, when a 3.8 interpreter exists (pyenv's on these machines),
@@ -52,16 +52,15 @@ fuzz: $(VENV)/.installed
 
 # The benchmarks are type-checked with their own extra (pyinstrument, gymnasium[mujoco]).
 lint: $(VENV)/.bench $(VENV38)/.installed $(TYPECHECK)/.installed
-	$(VENV)/bin/ruff check --extend-exclude unisim/protocol,unisim/worker,benchmarks/py38,$(subst $(eval) ,$(comma),$(CODE38)) unisim tests \
-	  benchmarks tools
-	$(VENV)/bin/ruff check --target-version py38 --ignore UP031,UP032 unisim/worker unisim/protocol $(BENCH38) \
-	  $(CODE38)
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy benchmarks --exclude '^benchmarks/py38/'
-	$(VENV)/bin/vermin -q -t=3.8- --no-tips --eval-annotations --violations unisim/worker unisim/protocol $(BENCH38) \
-	  $(CODE38)
-	@if [ -x $(VENV38)/bin/python ]; then $(VENV38)/bin/python -m compileall -q unisim/worker unisim/protocol \
-	  $(CODE38) $(BENCH38); fi
+	$(OLDER_ROOTS) | while read root version; do \
+	  $(VENV)/bin/vermin -q -t=$$version- --no-tips --eval-annotations --violations $$root || exit 1; \
+	  if [ -x $(VENV38)/bin/python ] && $(VENV38)/bin/python -c "import sys; \
+	    sys.exit(sys.version_info[:2] > tuple(map(int, '$$version'.split('.'))))"; then \
+	    $(VENV38)/bin/python -m compileall -q $$root || exit 1; fi; \
+	done
 	$(TYPECHECK)/bin/python tools/typecheck/isaacgym_typecheck.py
 
 # What CI runs: lint, the tests (cross-interpreter ones required), then the short soak,
@@ -78,12 +77,11 @@ ci: lint
 
 # Benchmarks (docs/benchmarks.md): the host venv with the `bench` extra, the 3.8 worker env,
 # and EnvPool in a venv of its own; without EnvPool the suite reports its rows as n/a.
-BENCH38 := $(wildcard benchmarks/py38/*.py)
 ENVPOOL_VENV := .venv-envpool
 BENCH_ENV = UNISIM_PY38=$(if $(wildcard $(VENV38)/bin/python),$(abspath $(VENV38))/bin/python,)
 
 $(VENV)/.bench: $(VENV)/.installed pyproject.toml
-	$(HOST) -m pip install -q -e '.[dev,bench]'
+	$(HOST) -m pip install -q -e ./protocol -e ./worker -e '.[dev,bench]'
 	touch $@
 
 $(ENVPOOL_VENV)/.installed: envs/bench-envpool.txt
@@ -116,9 +114,9 @@ GPU_WHEELS := mujoco==4.0.0 mujoco-core==4.0.0 mujoco-studio==4.0.0 mujoco-mjx==
 	trimesh glfw pyopengl websockets
 gpu-stage: $(VENV)/.installed
 	rm -rf $(GPU_STAGE)/tests $(GPU_STAGE)/benchmarks $(GPU_STAGE)/tools $(GPU_STAGE)/examples \
-	  $(GPU_STAGE)/wheels/unisim_bridge-*
+	  $(GPU_STAGE)/wheels/unisim_*
 	mkdir -p $(GPU_STAGE)/wheels
-	$(HOST) -m pip wheel -q --no-deps -w $(GPU_STAGE)/wheels .
+	$(HOST) -m pip wheel -q --no-deps -w $(GPU_STAGE)/wheels ./protocol ./worker .
 	$(HOST) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
 	  --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
 	  --platform manylinux1_x86_64 -d $(GPU_STAGE)/wheels $(GPU_WHEELS)
@@ -130,4 +128,4 @@ gpu-stage: $(VENV)/.installed
 	  download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2
 
 clean:
-	rm -rf $(VENV) $(VENV38) $(TYPECHECK) $(ENVPOOL_VENV) build dist *.egg-info
+	rm -rf $(VENV) $(VENV38) $(TYPECHECK) $(ENVPOOL_VENV) build dist *.egg-info */src/*.egg-info

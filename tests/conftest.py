@@ -11,7 +11,7 @@ from hypothesis import settings
 
 from unisim.channel import Channel
 from unisim.process import WorkerProcess
-from unisim.protocol import Command
+from unisim_protocol import Command
 
 # Property-based tests: 1,000 examples each in the suite; `make fuzz` (part of `make ci`)
 # runs 10,000 with HYPOTHESIS_PROFILE=thorough.

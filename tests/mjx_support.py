@@ -48,7 +48,7 @@ def in_process_rollout(model: str, num_envs: int, ctrls: np.ndarray) -> list[np.
     import mujoco
     from mujoco import mjx
 
-    from unisim.worker.engines.mjx import engine as mjx_engine
+    from unisim_worker.engines.mjx import engine as mjx_engine
     mj_model = mujoco.MjModel.from_xml_path(models.resolve(model))
     device = jax.devices()[0]
     mx = mjx.put_model(mj_model, device=device, impl="jax")

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import unisim
-from unisim import protocol
-from unisim.protocol import arena as arena_layout
-from unisim.protocol import cuda_arena, cuda_driver
+import unisim_protocol as protocol
 from unisim.slots import SlotSpec
+from unisim_protocol import arena as arena_layout
+from unisim_protocol import cuda_arena, cuda_driver
 
 
 def _gpu_absent_reason() -> str | None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import unisim
+import unisim_protocol
 from unisim import split
 from unisim.testing import Fault, mock_backend
 
@@ -53,7 +54,7 @@ def test_idle_worker_sleeps_instead_of_spinning(doorbell: bool) -> None:
         assert _asleep(sim.worker_pid) >= 15
         if doorbell:
             line = sim._stepping.lines[0]
-            assert line.words[unisim.protocol.doorbell.WORKER_WAITING] == 1
+            assert line.words[unisim_protocol.doorbell.WORKER_WAITING] == 1
         sim.step()  # and it wakes up for the next request
 
 
@@ -61,7 +62,7 @@ def test_status_says_when_a_step_left_frames_on_the_pipe() -> None:
     """A plain step leaves the pipe empty and STATUS_OK, so the host has nothing to read;
     a step that fails, or reports progress, says STATUS_PIPE and the host reads its frames
     before the step returns."""
-    bell = unisim.protocol.doorbell
+    bell = unisim_protocol.doorbell
     faults = [Fault.error("STEP", call=3), Fault.slow("STEP", call=4, seconds=0.3,
                                                          progress=True, interval=0.05)]
     with mock_backend(2, faults=faults) as sim:
@@ -102,7 +103,7 @@ def test_close_releases_the_arena_at_once_without_a_gc_pass() -> None:
 def test_the_forecast_dozes_only_before_an_answer_it_has_seen_come_late() -> None:
     """A waiter spins while answers come at once, and dozes until shortly before a slow
     answer is due; a quicker answer is believed at once, a slower one a fifth of the way."""
-    forecast = unisim.protocol.doorbell.Forecast(100e-6)
+    forecast = unisim_protocol.doorbell.Forecast(100e-6)
     assert forecast.plan == (0.0, 100e-6)
     forecast.observe(20e-6)  # quick: within the spin's margin
     assert forecast.plan == (0.0, 100e-6)
@@ -116,7 +117,7 @@ def test_the_forecast_dozes_only_before_an_answer_it_has_seen_come_late() -> Non
 
 
 def test_the_forecast_sleeps_until_woken_where_the_peer_needs_every_core() -> None:
-    forecast = unisim.protocol.doorbell.Forecast(100e-6, spare_core=False)
+    forecast = unisim_protocol.doorbell.Forecast(100e-6, spare_core=False)
     forecast.observe(20e-6)  # quick: spin as always
     assert forecast.plan == (0.0, 100e-6)
     forecast.observe(10e-3)  # late: no doze, no spin
@@ -150,7 +151,7 @@ def test_the_worker_sleeps_through_the_hosts_long_turns_when_its_threads_fill_ev
     When the workers' threads fill every core the worker sleeps until it is rung: the host
     finds its WORKER_WAITING word set when it rings. With a core to spare it dozes, then
     spins for the request it expects, so the host mostly finds it awake."""
-    waiting = unisim.protocol.doorbell.WORKER_WAITING
+    waiting = unisim_protocol.doorbell.WORKER_WAITING
 
     def rung_asleep(threads: int) -> int:
         with mock_backend(2, workers=1, threads=threads) as sim:

@@ -269,7 +269,7 @@ def test_corrupt_stream_from_the_host_stops_the_worker(raw_worker: WorkerProcess
 def test_bad_requests_get_an_error_reply_and_the_worker_lives_on(
         raw_worker: WorkerProcess, name: str, body: bytes, message: str,
         record: Record) -> None:
-    from unisim import protocol
+    import unisim_protocol as protocol
 
     os.write(raw_worker.stdin_fd, _header(length=len(body)) + body)
     kind, _, _, payload = protocol.unpack(protocol.FrameReader(raw_worker.stdout_fd).read())

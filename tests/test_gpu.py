@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 import unisim
-from unisim import protocol
+import unisim_protocol as protocol
 from unisim.cuda_ipc import DeviceArena
-from unisim.protocol import cuda_driver
 from unisim.slots import SlotSpec
+from unisim_protocol import cuda_driver
 
 from .mjx_support import (
     QUADRUPED,
@@ -70,7 +70,7 @@ needs_jax_gpu = pytest.mark.skipif(JAX_GPU_MISSING is not None,
 COPIER = textwrap.dedent("""
     import sys
     import msgpack
-    from unisim.protocol import cuda_arena, cuda_driver
+    from unisim_protocol import cuda_arena, cuda_driver
     mapping = cuda_arena.DeviceMapping(msgpack.unpackb(sys.stdin.buffer.read(), raw=False))
     drv = cuda_driver.driver()
     ctrl, qpos = mapping.regions["ctrl"], mapping.regions["qpos"]

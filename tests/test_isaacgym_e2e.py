@@ -1,8 +1,8 @@
 """The IsaacGym adapter, end to end: a real Python 3.8 worker over the SDK fake.
 
-``unisim/isaacgym_fake`` plays the SDK (gymapi/gymtorch on MuJoCo physics, strict
+``unisim_worker/isaacgym_fake`` plays the SDK (gymapi/gymtorch on MuJoCo physics, strict
 about misuse); everything else is real: the worker process, the pipes, shared memory, the
-adapter in ``unisim/worker/engines/isaacgym/``. CPU pipeline (no GPU here); the GPU pipeline
+adapter in ``unisim_worker/engines/isaacgym/``. CPU pipeline (no GPU here); the GPU pipeline
 and the CUDA plane ran on the GPU machine (docs/isaacgym.md).
 """
 

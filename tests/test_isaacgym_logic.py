@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from unisim import models
-from unisim.worker.engines import mjcf_scan
-from unisim.worker.engines.isaacgym import mapping
-from unisim.worker.engines.isaacgym.options import Options
+from unisim_worker.engines import mjcf_scan
+from unisim_worker.engines.isaacgym import mapping
+from unisim_worker.engines.isaacgym.options import Options
 
 # gymapi.DofProperties as IsaacGym Preview 4 returns it (a numpy structured array).
 DOF_PROPERTIES = np.dtype([("hasLimits", "?"), ("lower", "<f4"), ("upper", "<f4"),

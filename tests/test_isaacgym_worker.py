@@ -13,7 +13,7 @@ import pytest
 from unisim import models
 from unisim.channel import Channel
 from unisim.errors import RemoteError
-from unisim.protocol import Command
+from unisim_protocol import Command
 
 
 def init(py38_channel: Channel, options: dict[str, Any], keyframe: str | None = None,

@@ -13,7 +13,7 @@ import unisim
 from unisim import models
 from unisim.channel import Channel
 from unisim.errors import RemoteError
-from unisim.protocol import Command
+from unisim_protocol import Command
 
 from . import reference
 

@@ -10,7 +10,7 @@ from unisim import PhysicsRandomization, Uniform, models
 from unisim.channel import Channel
 from unisim.errors import RemoteError
 from unisim.physics_randomization import friction, gravity, mass, stiffness
-from unisim.protocol import Command
+from unisim_protocol import Command
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from unisim import protocol
-from unisim.protocol import framing
+import unisim_protocol as protocol
+from unisim_protocol import framing
 
 
 @pytest.fixture

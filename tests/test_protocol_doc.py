@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import unisim.protocol as protocol
-from unisim.protocol import schemas
+import unisim_protocol as protocol
+from unisim_protocol import schemas
 
 DOC = (Path(protocol.__file__).resolve().parent / "PROTOCOL.md").read_text()
 HEADINGS = set(re.findall(r"^#{2,4} (.+)$", DOC, flags=re.MULTILINE))

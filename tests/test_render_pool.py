@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import unisim
+import unisim_protocol
 from unisim import Randomizer, RenderPool
 
 from . import render_reference
@@ -114,7 +115,7 @@ def test_a_render_worker_refuses_physics_commands_by_name(pool: RenderPool) -> N
     """The render engine has an interface of its own: STEP is refused as data, not as a
     missing method, and the pool stays usable."""
     with pytest.raises(unisim.RemoteError, match="RenderEngine is not a physics engine"):
-        pool._pool.call(unisim.protocol.Command.STEP, {}, 10.0)
+        pool._pool.call(unisim_protocol.Command.STEP, {}, 10.0)
     assert pool.render(8, 8).shape == (pool.max_batch_size, 8, 8, 3)
 
 

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import unisim
+import unisim_protocol
 from unisim.layout import Layout
-from unisim.protocol import codec, schemas
+from unisim_protocol import codec, schemas
 
 
 def physics() -> dict[str, object]:
@@ -94,5 +95,5 @@ def test_the_worker_reads_a_request_through_the_schema() -> None:
     and the worker stays usable."""
     with unisim.Backend("mock", num_envs=2, doorbell=False) as sim:
         with pytest.raises(unisim.RemoteError, match="RESET qpos must be bool, got 1"):
-            sim._pool.call(unisim.protocol.Command.RESET, {"qpos": 1}, sim.timeout)
+            sim._pool.call(unisim_protocol.Command.RESET, {"qpos": 1}, sim.timeout)
         sim.step()

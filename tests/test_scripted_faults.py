@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import unisim
-from unisim import protocol
+import unisim_protocol as protocol
 from unisim.testing import Fault, mock_backend
-from unisim.worker.main import Worker
+from unisim_worker.main import Worker
 
 Mock = Callable[..., unisim.Backend]
 
@@ -155,7 +155,7 @@ def test_a_well_formed_frame_no_one_asked_for_is_a_protocol_error(mock: Mock) ->
 
 def test_c_level_writes_to_fd1_do_not_corrupt_the_stream(caplog: pytest.LogCaptureFixture,
                                                          mock: Mock) -> None:
-    caplog.set_level("INFO", logger="unisim.worker")
+    caplog.set_level("INFO", logger="unisim_worker")
     with mock([Fault.print_fd1("STEP", data=b"USIM\x01\x00junk\n")]) as sim:
         sim.step(np.ones((4, 2)))
         sim.step()

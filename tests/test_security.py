@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import unisim
+import unisim_protocol
 from unisim import slots
 from unisim.testing import mock_backend
 
@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_no_pickle_in_the_protocol_or_the_worker() -> None:
-    sources = [*ROOT.glob("unisim/protocol/**/*.py"), *ROOT.glob("unisim/worker/**/*.py"),
+    sources = [*ROOT.glob("protocol/src/**/*.py"), *ROOT.glob("worker/src/unisim_worker/*.py"),
+               *ROOT.glob("worker/src/unisim_worker/engines/**/*.py"),
                ROOT / "unisim" / "channel.py", ROOT / "unisim" / "slots.py"]
     assert len(sources) > 10
     for source in sources:
@@ -62,6 +63,6 @@ def test_worker_gets_no_pythonpath_or_pythonhome(monkeypatch: pytest.MonkeyPatch
 
 def test_unsafe_payloads_are_refused_before_sending() -> None:
     with mock_backend(2) as sim:
-        with pytest.raises(unisim.protocol.WireTypeError, match="not wire-safe"):
-            sim.request(unisim.protocol.Command.PING, {"blob": object()})
+        with pytest.raises(unisim_protocol.WireTypeError, match="not wire-safe"):
+            sim.request(unisim_protocol.Command.PING, {"blob": object()})
         sim.step()  # nothing was sent, the backend is fine

@@ -6,7 +6,7 @@ import pytest
 
 import unisim
 from unisim import split
-from unisim.worker.engines import capabilities
+from unisim_worker.engines import capabilities
 
 THREADED = {"engine": "MuJoCo 4.0.0", "threaded": True}
 SINGLE = {"engine": "MuJoCo 3.2.3", "threaded": False}

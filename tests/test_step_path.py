@@ -1,18 +1,20 @@
-"""Which of unisim's files a step runs through (docs/architecture.md, "The step path").
+"""Which of unisim's files a step runs through (docs/architecture.md, "The path of a step").
 
-Each test traces one call with ``sys.setprofile``, which sees every Python function
-entered, and keeps those defined under ``unisim/``. The host side is a ``Backend.step`` on
-the default path (host memory, the doorbell, nan_policy "warn", no randomisation); the
-worker side is one doorbell STEP served by a ``Worker`` in this process, as the worker
-process serves it.
+A ``Backend.step`` on the defaults a user gets (no ``workers=``, no interval override, the
+split chosen for 2 cores) is traced on both sides: the host with ``sys.setprofile`` in this
+process, each worker in its own process (``UNISIM_TRACE_FILES``, ``unisim_worker.trace``).
+The files counted are those of the three packages, by package: ``unisim/``,
+``unisim_protocol/``, ``unisim_worker/``.
 """
 
 from __future__ import annotations
 
 import gc
+import json
 import os
 import sys
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,22 +22,34 @@ import numpy as np
 import pytest
 
 import unisim
-from unisim import models, stepping
-from unisim.layout import Layout
-from unisim.protocol import Command, FrameReader, FrameWriter, schemas
-from unisim.protocol import doorbell as bell
-from unisim.slots import Arena
-from unisim.worker.main import Worker
+import unisim_protocol
+import unisim_worker
+from unisim import split, stepping
 
-ROOT = Path(unisim.__file__).resolve().parent
-HOST = {"backend.py", "stepping.py", "protocol/doorbell.py"}
-WORKER = {"worker/main.py", "worker/engines/mujoco/steppers.py", "protocol/doorbell.py"}
-PIPE = {"backend.py", "stepping.py", "pool.py", "channel.py", "watchdog.py",
-        "protocol/messages.py", "protocol/codec.py", "protocol/framing.py"}
+PACKAGES = {Path(p.__file__).resolve().parent: p.__name__
+            for p in (unisim, unisim_protocol, unisim_worker)}
+# The default path's files (docs/architecture.md states them and their count).
+DEFAULT_PATH = {"unisim/backend.py", "unisim/stepping.py", "unisim_protocol/doorbell.py",
+                "unisim_worker/main.py", "unisim_worker/engines/mujoco/steppers.py"}
+# Called out of a step only when a wait outlasts stepping.WORKER_CHECK_EVERY (a loaded machine)
+SLOW_WAIT = {"unisim/process.py", "unisim/channel.py"}
+PIPE = {"unisim/backend.py", "unisim/stepping.py", "unisim/pool.py", "unisim/channel.py",
+        "unisim/watchdog.py", "unisim_protocol/messages.py", "unisim_protocol/codec.py",
+        "unisim_protocol/framing.py"}
+STEPS = 30
+
+
+def package_file(filename: str) -> str | None:
+    """``package/relative/path.py`` of a file of the three packages, else None."""
+    path = Path(filename).resolve()
+    for root, name in PACKAGES.items():
+        if path.is_relative_to(root):
+            return f"{name}/{path.relative_to(root).as_posix()}"
+    return None
 
 
 def traced(call: Callable[[], Any]) -> list[tuple[str, str]]:
-    """(file under unisim/, function) of every Python function ``call()`` enters, in order."""
+    """(package file, function) of every Python function ``call()`` enters, in order."""
     seen: list[tuple[str, str]] = []
 
     def profile(frame: Any, event: str, arg: Any) -> None:
@@ -49,9 +63,74 @@ def traced(call: Callable[[], Any]) -> list[tuple[str, str]]:
     finally:
         sys.setprofile(None)
         gc.enable()
-    files = {name: Path(name).resolve() for name, _ in seen}
-    return [(files[name].relative_to(ROOT).as_posix(), function) for name, function in seen
-            if files[name].is_relative_to(ROOT)]
+    files = {name: package_file(name) for name, _ in seen}
+    return [(file, function) for name, function in seen
+            if (file := files[name]) is not None]
+
+
+@pytest.fixture
+def two_cores(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """This process, and so its workers, on 2 cores (these machines' size, whatever runs the
+    test); the workers write their traces into the folder yielded."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("the default split of 2 cores needs 2 cores to run on")
+    monkeypatch.setenv("UNISIM_TRACE_FILES", str(tmp_path))
+    os.sched_setaffinity(0, cpus[:2])
+    try:
+        yield tmp_path
+    finally:
+        os.sched_setaffinity(0, cpus)
+
+
+def worker_steps(folder: Path) -> list[list[set[str]]]:
+    """For each worker, the package files of each STEP it served, from its trace file."""
+    workers = []
+    for trace in sorted(folder.glob("*.jsonl")):
+        records = [json.loads(line) for line in trace.read_text().splitlines()]
+        workers.append([{f for name in record["files"] if (f := package_file(name)) is not None}
+                        for record in records if record["command"] == "STEP"])
+    return workers
+
+
+def default_step_files(python: str | None, folder: Path) -> tuple[split.Split, list[set[str]]]:
+    """The split chosen and, for each of ``STEPS`` traced steps, the union of the files the
+    host and every worker entered."""
+    with unisim.Backend("mujoco", model="cartpole", num_envs=64, python=python,
+                        progress=False) as sim:
+        ctrl = np.full(sim.ctrl.shape, 0.5)
+        for _ in range(5):  # the forecasts of the replies settle
+            sim.step(ctrl)
+        hosts = [{file for file, _ in traced(lambda: sim.step(ctrl))} for _ in range(STEPS)]
+        chosen = sim.split
+    workers = worker_steps(folder)  # complete once the workers have exited
+    assert len(workers) == chosen.workers, (len(workers), chosen)
+    assert all(len(steps) == 5 + STEPS for steps in workers), [len(s) for s in workers]
+    return chosen, [host.union(*(steps[5 + k] for steps in workers))
+                    for k, host in enumerate(hosts)]
+
+
+def check_default_path(per_step: list[set[str]]) -> None:
+    """Most steps cross exactly the default path's files; a slow wait adds only its own."""
+    usual, _ = Counter(frozenset(files) for files in per_step).most_common(1)[0]
+    assert usual == DEFAULT_PATH, sorted(usual)
+    assert len(DEFAULT_PATH) == 5  # the count docs/architecture.md states
+    for files in per_step:
+        assert DEFAULT_PATH <= files <= DEFAULT_PATH | SLOW_WAIT, sorted(files)
+
+
+def test_the_default_step_on_python38_crosses_five_files(two_cores: Path, py38: str) -> None:
+    """MuJoCo 3.x on the 3.8 worker: one single-threaded worker per core, sharing rows."""
+    chosen, per_step = default_step_files(py38, two_cores)
+    assert (chosen.workers, chosen.shared) == (2, True), chosen
+    check_default_path(per_step)
+
+
+def test_the_default_step_on_the_hosts_python_crosses_five_files(two_cores: Path) -> None:
+    """MuJoCo >= 4 on the host's interpreter: one worker stepping on threads of its own."""
+    chosen, per_step = default_step_files(None, two_cores)
+    assert (chosen.workers, chosen.threads, chosen.shared) == (1, 2, False), chosen
+    check_default_path(per_step)
 
 
 @pytest.fixture
@@ -62,26 +141,6 @@ def long_slices(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stepping, "WORKER_CHECK_EVERY", 10.0)
 
 
-def _ctrls(shape: tuple[int, ...]) -> list[Any]:
-    """A step's ctrl as a training loop passes it: numpy of either width, a torch tensor."""
-    torch = pytest.importorskip("torch")
-    ctrl = np.full(shape, 0.5)
-    return [ctrl, ctrl.astype(np.float32), torch.from_numpy(ctrl)]
-
-
-@pytest.mark.usefixtures("long_slices")
-def test_a_default_step_runs_through_three_host_files() -> None:
-    with unisim.Backend("mujoco", model="cartpole", num_envs=4, workers=1,
-                        progress=False) as sim:
-        for ctrl in _ctrls(sim.ctrl.shape):
-            for _ in range(3):  # the forecast of the replies settles
-                sim.step(ctrl)
-            calls = traced(lambda: sim.step(ctrl))  # noqa: B023 (called at once)
-            assert calls[:2] == [("backend.py", "step"), ("stepping.py", "step")]
-            assert {file for file, _ in calls} == HOST, calls
-            np.testing.assert_array_equal(sim.ctrl, 0.5)
-
-
 @pytest.mark.usefixtures("long_slices")
 def test_a_pipe_step_runs_through_the_pool_the_channel_and_the_framing() -> None:
     with unisim.Backend("mujoco", model="cartpole", num_envs=4, workers=1, doorbell=False,
@@ -90,33 +149,3 @@ def test_a_pipe_step_runs_through_the_pool_the_channel_and_the_framing() -> None
         sim.step(ctrl)
         calls = traced(lambda: sim.step(ctrl))
     assert {file for file, _ in calls} == PIPE, calls
-
-
-def test_a_doorbell_step_runs_through_the_worker_loop_and_the_stepper() -> None:
-    """The worker side: with the host's three, five files in all."""
-    requests, replies = os.pipe(), os.pipe()
-    worker = Worker(FrameReader(requests[0]), FrameWriter(replies[1]))
-    arena = None
-    try:
-        init = worker.handle(1, Command.INIT, schemas.request(
-            "INIT", engine="mujoco", model=models.resolve("cartpole"), num_envs=4))
-        arena = Arena(Layout.from_replies([init]).slots, 4, lines=1)
-        assert worker.handle(2, Command.ATTACH, schemas.attach_request(
-            arena.declaration(range(4), 0))) == {}
-        assert worker.handle(3, Command.DOORBELL, schemas.request("DOORBELL")) == {}
-        line = bell.Line(arena.doorbells[0])
-        arena.views["ctrl"][:] = 0.1
-        line.ring(4, bell.CMD_STEP, 2)
-        calls = traced(lambda: worker.requests.serve_one(worker))
-        assert (line.words[bell.REPLY], line.words[bell.STATUS]) == (4, bell.STATUS_OK)
-        assert arena.views["qvel"].any()  # it stepped, pushed by the ctrl
-    finally:
-        if worker.engine is not None:
-            worker.engine.close()
-        if arena is not None:
-            arena.close()
-        for fd in (*requests, *replies):
-            os.close(fd)
-    assert calls[0] == ("worker/main.py", "serve_one")
-    assert {file for file, _ in calls} == WORKER, calls
-    assert len(HOST | WORKER) == 5

@@ -1,4 +1,4 @@
-"""Workers that share rows: a STEP's chunks claimed from one queue (protocol.work_queue)."""
+"""Workers that share rows: a STEP's chunks claimed from one queue (unisim_protocol.doorbell)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ import unisim
 from unisim import split
 from unisim.channel import Channel
 from unisim.errors import RemoteError, UnisimError
-from unisim.protocol import Command, work_queue
+from unisim_protocol import Command, doorbell
 
 SINGLE = {"engine": "MuJoCo 3.2.3", "threaded": False, "shares_rows": True}
 READER = """
 import os, sys
 sys.path.insert(0, sys.argv[1])
-from work_queue import claim
+from doorbell import claim
 fd = int(sys.argv[2])
 os.read(0, 1)  # start
 got = [claim(fd)]
@@ -36,33 +36,33 @@ print(" ".join(map(str, got)))
 def test_chunks_cover_every_row_shrink_and_fit_the_pipe() -> None:
     for num_envs, workers in [(1, 1), (150, 3), (151, 3), (4096, 16), (10**6, 2),
                               (10**6, 256), (10**6, 4096)]:
-        bounds = work_queue.chunk_bounds(num_envs, workers)
-        assert work_queue.valid_bounds(bounds, num_envs)
+        bounds = doorbell.chunk_bounds(num_envs, workers)
+        assert doorbell.valid_bounds(bounds, num_envs)
         sizes = np.diff(bounds)
         assert (np.diff(sizes[:-1]) <= 0).all()  # they shrink (the very last may be cut)
-    sizes = np.diff(work_queue.chunk_bounds(16384, 8))
+    sizes = np.diff(doorbell.chunk_bounds(16384, 8))
     share = 16384 // 8
     assert list(sizes[:8]) == [share // 2] * 8  # the first round: half of every row
-    assert sizes[-1] == share // work_queue.TAIL  # the last: 1/TAIL of a share
+    assert sizes[-1] == share // doorbell.TAIL  # the last: 1/TAIL of a share
     assert len(sizes) < 16384 // sizes[-1] // 8  # far fewer claims than equal chunks
 
 
 def test_a_plan_that_skips_overlaps_or_overflows_is_invalid() -> None:
-    assert not work_queue.valid_bounds([0, 5, 5, 10], 10)  # an empty chunk
-    assert not work_queue.valid_bounds([0, 6, 5, 10], 10)
-    assert not work_queue.valid_bounds([0, 5], 10)  # rows 5..9 never stepped
-    assert not work_queue.valid_bounds([1, 10], 10)
-    assert not work_queue.valid_bounds([0, 2.5, 10], 10)
-    assert not work_queue.valid_bounds(list(range(work_queue.MAX_CHUNKS + 2)),
-                                       work_queue.MAX_CHUNKS + 1)
+    assert not doorbell.valid_bounds([0, 5, 5, 10], 10)  # an empty chunk
+    assert not doorbell.valid_bounds([0, 6, 5, 10], 10)
+    assert not doorbell.valid_bounds([0, 5], 10)  # rows 5..9 never stepped
+    assert not doorbell.valid_bounds([1, 10], 10)
+    assert not doorbell.valid_bounds([0, 2.5, 10], 10)
+    assert not doorbell.valid_bounds(list(range(doorbell.MAX_CHUNKS + 2)),
+                                       doorbell.MAX_CHUNKS + 1)
 
 
 def test_each_token_goes_to_exactly_one_of_several_processes() -> None:
-    queue = work_queue.WorkQueue()
+    queue = doorbell.WorkQueue()
     try:
-        tokens = work_queue.MAX_CHUNKS  # the most one step queues
+        tokens = doorbell.MAX_CHUNKS  # the most one step queues
         queue.plan(tokens)
-        protocol_dir = os.path.dirname(work_queue.__file__)
+        protocol_dir = os.path.dirname(doorbell.__file__)
         readers = [subprocess.Popen([sys.executable, "-c", READER, protocol_dir, str(queue.fd)],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     pass_fds=(queue.fd,)) for _ in range(4)]
@@ -75,10 +75,10 @@ def test_each_token_goes_to_exactly_one_of_several_processes() -> None:
         claimed = sorted(int(k) for out in outputs for k in out)
         assert claimed == list(range(tokens))  # none twice, none lost
         assert all(outputs)  # four processes shared one queue
-        assert work_queue.claim(queue.fd) is None
+        assert doorbell.claim(queue.fd) is None
         queue.fill()  # leftovers of a failed step are dropped before the next fill
         queue.fill()
-        assert len([k for k in iter(lambda: work_queue.claim(queue.fd), None)]) == tokens
+        assert len([k for k in iter(lambda: doorbell.claim(queue.fd), None)]) == tokens
     finally:
         queue.close()
 

@@ -12,6 +12,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from unisim_protocol import Command, schemas
+from unisim_protocol import doorbell as bell
+
 from . import models, split
 from .arrays import checked_values, env_rows
 from .backend_physics import PhysicsControl
@@ -24,8 +27,6 @@ from .physics_randomization import PhysicsRandomization
 from .planes import DataPlane
 from .planes import create as create_plane
 from .pool import RowRequests, WorkerPool
-from .protocol import Command, schemas
-from .protocol import doorbell as bell
 from .sim_warnings import WarningMonitor, check_policy
 from .slots import reap_orphans
 from .stepping import DoorbellStepping, PipeStepping, Stepping
@@ -150,7 +151,8 @@ class Backend:
                 self._physics = PhysicsControl(self.randomization, self._plane.views,
                                                self.num_envs)
             self._physics.start(self._rows, self.timeout)
-        fill = workers.fill_queue if self._shared else None
+        # workers that share rows: the queue's own fill, one call before each STEP
+        fill = workers.queue.fill if self._shared and workers.queue is not None else None
         self._stepping: Stepping = (
             DoorbellStepping(pool, self._plane, self._monitor, fill, self._physics,
                              lines=arena.doorbells, spare_core=chosen.spare_core())

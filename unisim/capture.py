@@ -16,7 +16,7 @@ import numpy.typing as npt
 from .errors import StateError
 from .slots import Arena, SlotSpec
 
-MAX_SIDE = 8192  # pixels per side: the framebuffer limit of unisim/worker/engines/rendering.py
+MAX_SIDE = 8192  # pixels per side: the framebuffer limit of unisim_worker/engines/rendering.py
 
 
 def check_image_size(width: int, height: int, max_pixels: int | None = None) -> None:

@@ -14,7 +14,9 @@ import select
 from collections.abc import Callable
 from typing import Any
 
-from . import protocol
+import unisim_protocol as protocol
+from unisim_protocol import Kind, schemas
+
 from .errors import (
     BackendDead,
     ProtocolError,
@@ -24,7 +26,6 @@ from .errors import (
     WorkerTimeout,
 )
 from .process import WorkerProcess
-from .protocol import Kind, schemas
 from .watchdog import Watchdog
 
 Progress = Callable[[dict[str, Any]], None]

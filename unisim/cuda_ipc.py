@@ -21,11 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from unisim_protocol import arena as layout
+from unisim_protocol import cuda_arena, cuda_driver, schemas
+
 from .arrays import import_torch
 from .errors import SetupError, StateError
 from .layout import RESET_MASK, Layout
-from .protocol import arena as layout
-from .protocol import cuda_arena, cuda_driver, schemas
 from .slots import Arena, SlotSpec
 
 Driver = Any  # cuda_driver.Driver: Python 3.8 shared code, not type-checked here

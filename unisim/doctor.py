@@ -138,7 +138,7 @@ def gl_backend(name: str) -> Iterator[None]:
 
 
 def default_gl() -> str | None:
-    """The backend a worker picks when ``MUJOCO_GL`` is unset (unisim/worker/engines/rendering)."""
+    """The backend a worker picks when ``MUJOCO_GL`` is unset (unisim_worker's rendering)."""
     if "MUJOCO_GL" in os.environ:
         return os.environ["MUJOCO_GL"]
     return next((name for name, library in GL_LIBRARIES.items()

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from unisim_protocol import schemas
+
 from .errors import ProtocolError
-from .protocol import schemas
 from .slots import SlotSpec
 
 RESET_MASK = SlotSpec("reset_mask", "|u1", ())

@@ -12,10 +12,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from unisim_protocol import VERSION, Command, doorbell, schemas
+
 from .errors import ProtocolError, RemoteError, SetupError, UnisimError, WorkerDied
 from .pool import Member, WorkerPool
 from .progress import ProgressBar
-from .protocol import VERSION, Command, schemas, work_queue
 from .slots import Arena
 
 SHUTDOWN_TIMEOUT = 5.0  # seconds a worker gets to exit after SHUTDOWN before it is killed
@@ -25,12 +26,12 @@ Payload = Callable[[Member], dict[str, Any]]
 class Workers:
     def __init__(self, python: str, engine: str, queue: bool = False) -> None:
         """``queue``: give every worker the read end of a STEP work queue (a backend's,
-        used when its split shares rows: ``protocol.work_queue``)."""
+        used when its split shares rows: ``unisim_protocol.doorbell``)."""
         self.python = python
         self.engine = engine
         self.pool: WorkerPool | None = None
         self.arena: Arena | None = None
-        self.queue = work_queue.WorkQueue() if queue else None
+        self.queue = doorbell.WorkQueue() if queue else None
 
     def spawn(self, rows: Sequence[range], envs: Sequence[dict[str, str]],
               timeout: float) -> dict[str, Any]:
@@ -112,15 +113,9 @@ class Workers:
         if self.queue is None:
             raise SetupError("no work queue: Workers(queue=True)", hint="a bug in unisim")
         queue, first = self.queue, self.live().members[0]
-        bounds = work_queue.chunk_bounds(num_envs, len(self.live().members))
+        bounds = doorbell.chunk_bounds(num_envs, len(self.live().members))
         queue.plan(len(bounds) - 1)
         return lambda m: {"queue": {"fd": queue.fd, "bounds": bounds, "owner": m is first}}
-
-    def fill_queue(self) -> None:
-        """Queue every chunk of the next STEP (workers that share rows)."""
-        if self.queue is None:
-            raise SetupError("no work queue: Workers(queue=True)", hint="a bug in unisim")
-        self.queue.fill()
 
     def live(self) -> WorkerPool:
         """The running pool."""

@@ -12,9 +12,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from unisim_protocol import schemas
+
 from .arrays import as_numpy, import_torch
 from .layout import Layout
-from .protocol import schemas
 from .slots import Arena
 
 PLANES = ("shm", "cuda")

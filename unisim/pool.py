@@ -15,11 +15,12 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from unisim_protocol import Command, schemas
+
 from .channel import Channel, Progress
 from .errors import BackendDead, RemoteError, UnisimError
 from .planes import Hooks
 from .process import WorkerProcess
-from .protocol import Command, schemas
 
 HOST_SPIN = 50e-6  # seconds the host spins for a reply before it sleeps
 

@@ -13,23 +13,24 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import IO, cast
 
-from . import protocol
+import unisim_protocol as protocol
 
 
-def _worker_dir() -> Path:
+def worker_dir() -> Path:
     """The worker package's folder, found without importing it (the host never does)."""
-    spec = find_spec("unisim.worker")
+    spec = find_spec("unisim_worker")
     if spec is None or not spec.submodule_search_locations:
-        raise ImportError("unisim's worker package is missing from this installation")
+        raise ImportError("unisim-worker is missing from this installation: "
+                          "pip install unisim-worker (unisim-bridge depends on it)")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-BOOTSTRAP = _worker_dir() / "bootstrap.py"
+BOOTSTRAP = worker_dir() / "bootstrap.py"
 PROTOCOL_DIR = Path(protocol.__file__).resolve().parent
 _SCRUBBED_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONSAFEPATH")
 STDERR_LINES = 60
 
-log = logging.getLogger("unisim.worker")
+log = logging.getLogger("unisim_worker")
 _LIVE: weakref.WeakSet[WorkerProcess] = weakref.WeakSet()
 
 

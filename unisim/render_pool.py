@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from unisim_protocol import Command, schemas
+
 from . import models
 from .arrays import as_numpy
 from .backend import Backend
@@ -34,7 +36,6 @@ from .errors import (
 from .interpreter import resolve_python
 from .lifecycle import Workers
 from .pool import Member, WorkerPool, split_rows
-from .protocol import Command, schemas
 from .randomizer import Randomizer
 from .slots import Arena, SlotSpec, reap_orphans
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .protocol import arena, doorbell
+from unisim_protocol import arena, doorbell
 
 SHM_DIR = Path(arena.SHM_DIR)
 PREFIX = arena.PREFIX

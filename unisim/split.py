@@ -29,7 +29,7 @@ class Split:
     """``workers`` processes with ``threads`` stepping threads each, and why.
 
     ``shared``: every worker maps every env and a STEP's rows are claimed in chunks from
-    one queue (``protocol.work_queue``), so no worker waits on a slower core's fixed share.
+    one queue (``unisim_protocol.doorbell``), so no worker waits on a slower core's fixed share.
     """
 
     workers: int

@@ -28,12 +28,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from unisim_protocol import Command, schemas
+from unisim_protocol import doorbell as bell
+
 from .backend_physics import PhysicsControl
 from .errors import UnisimError
 from .planes import DataPlane
 from .pool import HOST_SPIN, Member, WorkerPool
-from .protocol import Command, schemas
-from .protocol import doorbell as bell
 from .sim_warnings import WarningMonitor
 
 CMD_STEP, REPLY, STATUS, STATUS_OK = bell.CMD_STEP, bell.REPLY, bell.STATUS, bell.STATUS_OK

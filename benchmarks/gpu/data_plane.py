@@ -69,7 +69,7 @@ class InProcess(Mode):
         import mujoco
         from mujoco import mjx
 
-        from unisim.worker.engines.mjx import engine as mjx_engine
+        from unisim_worker.engines.mjx import engine as mjx_engine
 
         model = mujoco.MjModel.from_xml_path(models.resolve(MODEL))
         device = jax.devices()[0]
@@ -213,7 +213,7 @@ def main() -> int:
     if args.publish:
         return publish_run(args.publish, args.tests, args.name)
     logging.basicConfig(format="%(name)s: %(message)s")
-    logging.getLogger("unisim.worker").setLevel(logging.INFO)  # workers' stderr, fallbacks too
+    logging.getLogger("unisim_worker").setLevel(logging.INFO)  # workers' stderr, fallbacks too
 
     import jax
     import mujoco

@@ -5,7 +5,7 @@
                                                    [--python PYTHON] [--unpinned]
 
 Each revision is exported (``git archive``) into a temporary folder laid out as the
-installed package (``unisim/``, ``unisim/protocol``, ``unisim/worker``) and served by a
+installed packages (``unisim/``, ``unisim_protocol/``, ``unisim_worker/``) and served by a
 process of its own that holds two backends of ``--model`` (doorbell and pipe path; default
 split; workers on ``--python``, by default the host's), and times their step, a reset of
 one env and a ping, pinned as the suite's latency blocks are where each backend has one
@@ -75,8 +75,11 @@ def package(revision: str | None, into: Path) -> Path:
         subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
     site = into / "site"
     shutil.copytree(source / "unisim", site / "unisim")
-    for part in ("protocol", "worker"):  # revisions before both moved into unisim/
-        if (source / part).is_dir():
+    for part in ("protocol", "worker"):
+        root = source / part / "src" / f"unisim_{part}"
+        if root.is_dir():  # each its own source root
+            (site / f"unisim_{part}").symlink_to(root)
+        elif (source / part).is_dir():  # revisions before both moved into unisim/
             (site / "unisim" / part).symlink_to(source / part)
     return site
 

@@ -24,7 +24,7 @@ import msgpack
 import numpy as np
 
 import unisim
-import unisim.protocol as protocol
+import unisim_protocol as protocol
 from benchmarks.systems import PY38
 from unisim.pool import HOST_SPIN
 from unisim.process import BOOTSTRAP

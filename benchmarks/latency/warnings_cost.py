@@ -20,7 +20,7 @@ import numpy as np
 from tools.figures.doc_figures import publish
 from unisim import models
 from unisim.sim_warnings import WarningMonitor
-from unisim.worker.engines.mujoco.steppers import BatchStepper, LoopStepper
+from unisim_worker.engines.mujoco.steppers import BatchStepper, LoopStepper
 
 
 def per_call_us(function: object, number: int) -> float:

@@ -22,6 +22,7 @@ import os
 import sys
 
 import numpy as np
+
 from runner import install_packages
 
 STOP = 0xFFFFFFFF
@@ -30,8 +31,8 @@ STOP = 0xFFFFFFFF
 def main():
     worker_dir, path = sys.argv[1:3]
     install_packages(worker_dir)
-    from unisim.protocol import doorbell as bell
-    from unisim.worker.main import HOST_CHECK_EVERY, SPIN_US
+    from unisim_protocol import doorbell as bell
+    from unisim_worker.main import HOST_CHECK_EVERY, SPIN_US
 
     spin = SPIN_US * 1e-6  # a unisim worker's spin for the next request
 
@@ -68,7 +69,7 @@ def main():
             line.publish(bell.REPLY, seen, bell.HOST_WAITING)
     import msgpack
 
-    from unisim.protocol import Kind, framing
+    from unisim_protocol import Kind, framing
 
     size = framing.HEADER.size
     requests = framing.FrameReader(0)  # for its wait only: the reads are plain

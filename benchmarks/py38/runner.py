@@ -105,10 +105,10 @@ class InProcessMujoco:
 
 
 def install_packages(worker_dir: str) -> None:
-    """Make ``unisim.worker`` and ``unisim.protocol`` importable: they are on the host's
+    """Make ``unisim_worker`` and ``unisim_protocol`` importable: they are on the host's
     interpreter; elsewhere (Python 3.8) the worker's bootstrap gives them to this one."""
     try:
-        import unisim.worker  # noqa: F401
+        import unisim_worker  # noqa: F401
     except ImportError:
         spec = importlib.util.spec_from_file_location(
             "unisim_bootstrap", os.path.join(worker_dir, "bootstrap.py"))
@@ -116,18 +116,28 @@ def install_packages(worker_dir: str) -> None:
             raise ImportError(f"no worker bootstrap in {worker_dir}") from None
         bootstrap: Any = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(bootstrap)
-        bootstrap.install(os.path.join(os.path.dirname(worker_dir), "protocol"), worker_dir)
+        bootstrap.install(protocol_dir(worker_dir), worker_dir)
+
+
+def protocol_dir(worker_dir: str) -> str:
+    """``unisim_protocol``'s folder beside ``unisim_worker``'s: installed, both are in one
+    site-packages; in a checkout, each is in its own root (worker/src, protocol/src)."""
+    installed = os.path.join(os.path.dirname(worker_dir), "unisim_protocol")
+    if os.path.isdir(installed):
+        return installed
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(worker_dir))))
+    return os.path.join(root, "protocol", "src", "unisim_protocol")
 
 
 def load_worker_module(worker_dir: str, name: str) -> Any:
-    """``unisim.worker.<name>``, its packages installed first (``install_packages``)."""
+    """``unisim_worker.<name>``, its packages installed first (``install_packages``)."""
     install_packages(worker_dir)
-    return importlib.import_module("unisim.worker." + name)
+    return importlib.import_module("unisim_worker." + name)
 
 
 class WorkerStepper:
-    """The unisim worker's own stepper (unisim/worker/engines/mujoco/steppers.py) in this process,
-    over plain arrays: what ``MujocoEngine.step`` does (the physics, the copies between the
+    """The unisim worker's own stepper (``unisim_worker.engines.mujoco.steppers``) in this
+    process, over plain arrays: what ``MujocoEngine.step`` does (the physics, the copies between the
     engine and the slots, the warnings check) without any process boundary. ``kind`` says
     which stepper."""
 

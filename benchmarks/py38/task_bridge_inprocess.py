@@ -19,15 +19,16 @@ import sys
 import time
 
 import numpy as np
+
 from runner import install_packages
 
 WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "unisim", "worker")
+    os.path.abspath(__file__)))), "worker", "src", "unisim_worker")
 
 
 def build(options_path, num_envs):
     install_packages(WORKER)
-    from unisim.worker.engines.task import build as task_build
+    from unisim_worker.engines.task import build as task_build
 
     with open(options_path) as handle:
         options = json.load(handle)

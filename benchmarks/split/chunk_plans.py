@@ -1,5 +1,5 @@
 """The 3.8 pool's chunk plan: chunks that shrink as a step goes on (unisim's plan,
-``protocol.work_queue.chunk_bounds``) against equal chunks (the plan before), beside the
+``unisim_protocol.doorbell.chunk_bounds``) against equal chunks (the plan before), beside the
 worker's stepper in as many independent processes (the most a pool of that size could get).
 
     python -m benchmarks.split.chunk_plans [--quick] [--sizes 1024,4096,16384] [--workers 2,8]
@@ -32,12 +32,12 @@ from typing import Any
 
 import mujoco
 
-import unisim.protocol.work_queue as work_queue
 from benchmarks.measure import interleaved, paired_ratio
 from benchmarks.split.sweep import Sim, add_run_options, independent_steppers, run_defaults, settled
 from benchmarks.systems import System, python38
 from tools.figures.doc_figures import invocation, publish
 from unisim import split
+from unisim_protocol import doorbell
 
 EQUAL_PER_WORKER = 16  # the plan before chunks shrank
 PLANS = {"equal": f"{EQUAL_PER_WORKER} equal chunks per worker",
@@ -53,12 +53,12 @@ class EqualChunks(Sim):
     """The 3.8 pool with the plan before: the host's plan replaced while it starts."""
 
     def __init__(self, model: str, num_envs: int, **options: Any) -> None:
-        plan = work_queue.chunk_bounds
-        work_queue.chunk_bounds = equal_chunks
+        plan = doorbell.chunk_bounds
+        doorbell.chunk_bounds = equal_chunks
         try:
             super().__init__(model, num_envs, **options)
         finally:
-            work_queue.chunk_bounds = plan
+            doorbell.chunk_bounds = plan
 
 
 def systems(model: str, num_envs: int, workers: int, py38: str) -> dict[str, System]:

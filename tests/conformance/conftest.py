@@ -2,7 +2,7 @@
 
 MuJoCo on this interpreter and on Python 3.8 (``$UNISIM_PY38``) always; IsaacGym on the
 real SDK wherever its worker interpreter is found (``python -m unisim doctor`` shows the
-search), and on the SDK fake (``unisim/isaacgym_fake``, CPU pipeline) everywhere
+search), and on the SDK fake (``worker/src/unisim_worker/isaacgym_fake``, CPU pipeline) everywhere
 else, so that CI runs the IsaacGym case with nothing skipped.
 """
 

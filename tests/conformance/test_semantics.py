@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from unisim.errors import RemoteError
-from unisim.protocol import Command
+from unisim_protocol import Command
 
 from .conftest import MODELS, EngineCase
 

@@ -53,7 +53,7 @@ def build_stubs(generated: Path) -> Path:
 def build_packages(worker: Path, generated: Path) -> Path:
     """``unisim/{worker,protocol}`` as links to the source folders (the names the worker's
     bootstrap gives them), so relative and core imports resolve."""
-    packages = generated / "packages"  # unisim.worker and unisim.protocol, their real names
+    packages = generated / "packages"  # unisim_worker and unisim_protocol, their real names
     root = packages / "unisim"
     root.mkdir(parents=True)
     (root / "__init__.py").write_text("")
@@ -63,11 +63,11 @@ def build_packages(worker: Path, generated: Path) -> Path:
 
 
 def targets(paths: list[Path], worker: Path) -> list[str]:
-    """mypy arguments: ``-m unisim.worker.x`` for a file of the worker or the core (so its
+    """mypy arguments: ``-m unisim_worker.x`` for a file of the worker or the core (so its
     relative imports resolve), the path itself for any other file."""
     found = []
     for path in paths:
-        for package, folder in (("unisim.worker", worker), ("unisim.protocol", CORE)):
+        for package, folder in (("unisim_worker", worker), ("unisim_protocol", CORE)):
             if path.resolve().is_relative_to(folder.resolve()):
                 parts = path.resolve().relative_to(folder.resolve()).with_suffix("").parts
                 parts = parts[:-1] if parts[-1] == "__init__" else parts

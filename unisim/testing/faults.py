@@ -6,7 +6,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..protocol import COMMAND_NAMES
+from unisim_protocol import COMMAND_NAMES
 
 COMMANDS = frozenset(COMMAND_NAMES.values())
 

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SetupError
+from ..process import worker_dir
 
-FAKE_ROOT = Path(__file__).resolve().parent.parent / "isaacgym_fake"
+FAKE_ROOT = worker_dir() / "isaacgym_fake"  # the folder whose ``isaacgym`` is the fake
 CACHE_ENV = "UNISIM_CACHE_DIR"
 # What the fake imports, with how to install each on Python 3.8 (the SDK's interpreter);
 # torch before mujoco: the other order aborts at exit under MUJOCO_GL=egl (torch 1.13.1).

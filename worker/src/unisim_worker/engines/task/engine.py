@@ -1,0 +1,180 @@
+"""A user's IsaacGym task (legged_gym, IsaacGymEnvs) served as an engine: the task bridge.
+
+INIT builds the task on this interpreter (``build``: its class by import path, its config,
+``sys.path`` entries for the user's code, the sim device) and calls its ``reset``. The
+layout has no MuJoCo state (``nq = nv = 0``): ``ctrl`` holds the actions (``nu`` of them,
+within the task's action clip), and the task's outputs have slots of their own:
+``obs``, ``privileged_obs`` (if the task has them), ``rew``, ``done`` (the task's reset
+flags), ``time_outs``, ``episode_length`` (read back before each step, so the host may
+set it) and ``log`` (the scalars of ``extras["episode"]``, the same in every row; NaN when
+absent). The report's ``task`` entry gives the sizes the learners need.
+
+A STEP is one call of the task's ``step``; it resets the envs it ends as the task itself
+does. A RESET resets the flagged envs that are not at the start of an episode already
+(``reset_idx``, then ``compute_observations``). Python 3.8.
+"""
+
+import sys
+
+import numpy as np
+
+from unisim_protocol.schemas import physics_layout, slot
+
+from ..base import Engine
+from . import build
+
+LOG = "episode"  # the extras entry whose scalars go to the log slot
+
+
+class TaskEngine(Engine):
+    def __init__(self):
+        self.task = None
+        self.io = None
+        self.slots = {}
+
+    def init(self, spec, worker):
+        num_envs = int(spec["num_envs"])
+        if int(spec.get("total_envs", num_envs)) != num_envs:
+            raise ValueError("a task is one sim: run it in one worker (workers=1)")
+        options = spec.get("options") or {}
+        device = _device(spec, options)
+        self.device_resident = device != "cpu"
+        worker.progress(0, 1, "building the task")
+        task, style = build.build(options, num_envs, device)
+        self.task, self.style = task, style
+        if int(task.num_envs) != num_envs:
+            raise ValueError("the task built %d envs, asked for %d" % (task.num_envs, num_envs))
+        self.first = style.first(task)
+        extras = self.first[4]
+        episode = extras.get(LOG) or {}
+        self.log_names = sorted(k for k, v in episode.items() if _scalar(v) is not None)
+        self.warned = set()
+        privileged = style.privileged_count(task)
+        clip = float(getattr(task, "clip_actions", None) or np.inf)
+        slots = [slot("ctrl", "<f4", [task.num_actions]), slot("qpos", "<f8", [0]),
+                 slot("qvel", "<f8", [0]), slot("obs", "<f4", [task.num_obs]),
+                 slot("rew", "<f4", []), slot("done", "|b1", []),
+                 slot("time_outs", "|b1", []), slot("episode_length", "<i8", [])]
+        if privileged:
+            slots.append(slot("privileged_obs", "<f4", [privileged]))
+        if self.log_names:
+            slots.append(slot("log", "<f4", [len(self.log_names)]))
+        # the slots this engine reads or writes (qpos and qvel are empty)
+        self.names = [entry["name"] for entry in slots if entry["name"] not in ("qpos", "qvel")]
+        name = "%s.%s" % (type(task).__module__, type(task).__name__)
+        worker.progress(1, 1, "task built")
+        import isaacgym  # imported by the build already
+
+        sdk = "Preview 4 (the SDK fake)" if getattr(isaacgym, "FAKE", False) else "Preview 4"
+        return physics_layout(
+            engine="task", engine_version=sdk, stepper="%s on %s" % (style.name, device),
+            num_envs=num_envs, nq=0, nv=0, nu=task.num_actions, nbody=0,
+            timestep=float(task.dt), joint_names=[], actuator_names=[
+                "action%d" % i for i in range(task.num_actions)], body_names=[], keyframes=[],
+            ctrl_range=[[-clip, clip]] * task.num_actions, slots=slots,
+            report={"task": {"class": name, "style": style.name, "device": device,
+                             "num_obs": int(task.num_obs), "num_privileged_obs": privileged,
+                             "num_actions": int(task.num_actions),
+                             "max_episode_length": int(task.max_episode_length),
+                             "dt": float(task.dt), "action_clip": clip,
+                             "log_names": self.log_names}})
+
+    def attach(self, slots):
+        from .io import DeviceIO, HostIO
+
+        self.slots = slots
+        ours = {name: slots[name] for name in self.names}
+        self.io = (HostIO if isinstance(slots["ctrl"], np.ndarray) else DeviceIO)(
+            ours, self.task.device)
+        self.io.publish(self._values(*self.first))
+        self.first = None
+
+    def step(self, substeps):
+        if substeps != 1:
+            raise ValueError("a task steps as its own config says (its decimation): STEP "
+                             "substeps must be 1, got %d" % substeps)
+        io, task = self.io, self.task
+        io.begin()
+        getattr(task, self.style.episode_length)[:] = io.read("episode_length")
+        try:
+            result = task.step(io.actions())
+        except Exception as exc:  # the task's buffers are half-updated: say so
+            exc.faulted = True
+            raise
+        io.publish(self._values(*self.style.outputs(result)))
+
+    def reset(self, use_qpos, use_qvel):
+        if use_qpos or use_qvel:
+            raise ValueError("a task starts its episodes itself: RESET takes no qpos/qvel")
+        import torch
+
+        task = self.task
+        self.io.begin()
+        lengths = getattr(task, self.style.episode_length)
+        rows = torch.as_tensor(np.flatnonzero(self.slots["reset_mask"]), device=lengths.device)
+        started = rows[lengths[rows] != 0]  # those at step 0 already began a new episode
+        if len(started):
+            task.reset_idx(started)
+            task.compute_observations()
+        observations, privileged = (getattr(task, name, None)
+                                    for name in self.style.observation_buffers)
+        values = {"obs": observations, "episode_length": lengths}
+        if "privileged_obs" in self.slots:
+            values["privileged_obs"] = privileged
+        self.io.publish(values)
+
+    def _values(self, observations, privileged, rewards, resets, extras):
+        values = {"obs": observations, "rew": rewards, "done": resets,
+                  "time_outs": extras.get("time_outs"),
+                  "episode_length": getattr(self.task, self.style.episode_length)}
+        if "privileged_obs" in self.slots:
+            values["privileged_obs"] = privileged
+        if self.log_names:
+            values["log"] = self._log(extras.get(LOG) or {})
+        return values
+
+    def _log(self, episode):
+        """The log row (NaN for a name absent now); new names are reported once."""
+        row = np.full(len(self.log_names), np.nan, dtype=np.float32)
+        for k, name in enumerate(self.log_names):
+            if name in episode:
+                row[k] = _scalar(episode[name])
+        for name in set(episode) - set(self.log_names) - self.warned:
+            self.warned.add(name)
+            sys.stderr.write("unisim task bridge: extras[%r][%r] appeared after the first "
+                             "reset; only names present then are carried\n" % (LOG, name))
+        import torch
+
+        return torch.from_numpy(row).expand(self.task.num_envs, -1)
+
+    def close(self):
+        if self.io is not None:
+            self.io.close()
+
+
+def _device(spec, options):
+    """The sim device: the CUDA arena's GPU on that plane, else option ``sim_device``."""
+    device = options.get("sim_device", "cpu")
+    if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
+        raise ValueError("option sim_device must be 'cpu' or 'cuda:N', got %r" % (device,))
+    if spec.get("data_plane", "shm") != "cuda":
+        return device
+    from unisim_protocol.cuda_driver import driver
+
+    ordinal = driver().ordinal_of(spec["device"]["uuid"])
+    if device not in ("cpu", "cuda", "cuda:%d" % ordinal):
+        raise ValueError("option sim_device is %s, but the CUDA arena is on this process's GPU "
+                         "%d: drop sim_device or give Backend(device=...) the sim's GPU"
+                         % (device, ordinal))
+    return "cuda:%d" % ordinal
+
+
+def _scalar(value):
+    """``value`` as a float if it is one number (a float, or a tensor of one element)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    numel = getattr(value, "numel", None)
+    return float(value) if numel is not None and numel() == 1 else None
+
+
+ENGINE = TaskEngine
