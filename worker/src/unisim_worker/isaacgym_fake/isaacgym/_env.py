@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ElementTree
 import mujoco
 import numpy as np
 
-from ._contacts import add_ground_pairs, mix
+from ._contacts import add_ground_pairs, mix, mix_solref
 from ._errors import FakeError
 from ._mjcf import spec_from_string
 
@@ -180,25 +180,51 @@ class EnvSim:
         if floor != self.floor:
             self.floor = floor
             self.model.geom_solref[:, 0] = np.maximum(self.timeconst, floor)
-            mix(self.model)
+            mix_solref(self.model)
 
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 
     def contact_forces(self):
         """Net contact force on each body but the world, world frame (the force on geom2 is
-        +f, on geom1 -f: MuJoCo's contact normal points from geom1 to geom2)."""
+        +f, on geom1 -f: MuJoCo's contact normal points from geom1 to geom2). Each contact's
+        force is ``mj_contactForce``'s (``contact_frame_forces``), for all contacts at once:
+        the sim's refresh runs this for every env on one thread."""
         model, data = self.model, self.data
         forces = np.zeros((model.nbody, 3))
-        wrench = np.zeros(6)
-        for i in range(data.ncon):
-            contact = data.contact[i]
-            if contact.efc_address < 0:
-                continue
-            mujoco.mj_contactForce(model, data, i, wrench)
-            world = contact.frame.reshape(3, 3).T @ wrench[0:3]
-            forces[model.geom_bodyid[contact.geom2]] += world
-            forces[model.geom_bodyid[contact.geom1]] -= world
+        contact = data.contact
+        active = np.flatnonzero(contact.efc_address >= 0) if data.ncon else ()
+        if len(active):
+            local = contact_frame_forces(model, data, active)
+            world = np.einsum("nji,nj->ni", contact.frame[active].reshape(-1, 3, 3), local)
+            np.add.at(forces, model.geom_bodyid[contact.geom2[active]], world)
+            np.subtract.at(forces, model.geom_bodyid[contact.geom1[active]], world)
         return forces[1:]
+
+
+def contact_frame_forces(model, data, rows):
+    """(len(rows), 3): the force of each contact of ``rows`` (each with a constraint) in its
+    contact frame, normal first, as ``mj_contactForce`` computes it: a pyramidal cone's
+    edge forces decoded (``mju_decodePyramid``: the normal is their sum, each tangent the
+    difference of its pair times its friction), an elliptic cone's read as they are."""
+    contact = data.contact
+    address, dims = contact.efc_address[rows], contact.dim[rows]
+    pyramidal = model.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
+    local = np.zeros((len(rows), 3))
+    for dim in np.unique(dims).tolist():
+        which = np.flatnonzero(dims == dim)
+        if dim == 1 or not pyramidal:
+            width = min(dim, 3)
+            local[which, :width] = data.efc_force[address[which, None] + np.arange(width)]
+            continue
+        edges = data.efc_force[address[which, None] + np.arange(2 * (dim - 1))]
+        normal = edges[:, 0].copy()
+        for k in range(1, 2 * (dim - 1)):  # in mju_decodePyramid's order
+            normal += edges[:, k]
+        local[which, 0] = normal
+        for k in range(min(dim - 1, 2)):
+            local[which, k + 1] = (edges[:, 2 * k] - edges[:, 2 * k + 1]) \
+                * contact.friction[rows[which], k]
+    return local
 
 
 def _named_bodies(xml):
