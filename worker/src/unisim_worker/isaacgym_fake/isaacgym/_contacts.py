@@ -47,14 +47,15 @@ def mix(model):
     model.pair_dim[:] = np.maximum(model.geom_condim[one], model.geom_condim[two])
 
 
-def mix_solref(model):
-    """``mix``'s time constants alone: after the geoms' changed (``limit_depenetration``,
-    at up to every substep, where the rest of ``mix`` would cost the GIL for nothing)."""
-    if not model.npair:
-        return
+def pair_timeconst_weights(model, timeconst):
+    """What ``mix`` gives each pair's time constant when the geoms' are
+    ``max(timeconst, floor)``: (weight, 1 - weight, the first geoms' ``timeconst``, the
+    second's), so that ``weight * max(first, floor) + (1 - weight) * max(second, floor)``
+    is the pairs' (``EnvSim.limit_depenetration``, at up to every substep, computes only
+    that)."""
     one, two = model.pair_geom1, model.pair_geom2
-    weight = _weight(model, one, two)
-    model.pair_solref[:] = weight * model.geom_solref[one] + (1 - weight) * model.geom_solref[two]
+    weight = _weight(model, one, two)[:, 0]
+    return weight, 1 - weight, timeconst[one], timeconst[two]
 
 
 def _weight(model, one, two):

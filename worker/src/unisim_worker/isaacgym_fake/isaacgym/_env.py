@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ElementTree
 import mujoco
 import numpy as np
 
-from ._contacts import add_ground_pairs, mix, mix_solref
+from ._contacts import add_ground_pairs, mix, pair_timeconst_weights
 from ._errors import FakeError
 from ._mjcf import spec_from_string
 
@@ -99,6 +99,7 @@ class EnvSim:
         self.graphics_qpos = self.data.qpos.copy()
         self.timeconst = model.geom_solref[:, 0].copy()  # the contacts' own, when shallow
         self.shallow = self.floor = float(self.timeconst.min()) if model.ngeom else 0.0
+        self.pair_timeconsts = pair_timeconst_weights(model, self.timeconst)
 
     def _compile(self):
         spec = mujoco.MjSpec()
@@ -173,14 +174,17 @@ class EnvSim:
         constant ``tc`` (solref), at about ``d / tc``: while the deepest contact needs it,
         ``tc`` grows to ``d / cap``. The time constants are ``max(tc, floor)`` for one floor
         (at least the smallest ``tc``, where they are the contacts' own), so the model is
-        changed only when that floor changes."""
+        changed only when that floor changes, the pairs' as ``mix`` would mix them."""
         data = self.data
         depth = -float(data.contact.dist.min()) if data.ncon else 0.0
         floor = max(depth / max(cap, 1e-9), self.shallow)
         if floor != self.floor:
             self.floor = floor
-            self.model.geom_solref[:, 0] = np.maximum(self.timeconst, floor)
-            mix_solref(self.model)
+            model = self.model
+            model.geom_solref[:, 0] = np.maximum(self.timeconst, floor)
+            weight, rest, first, second = self.pair_timeconsts
+            model.pair_solref[:, 0] = weight * np.maximum(first, floor) \
+                + rest * np.maximum(second, floor)
 
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 
