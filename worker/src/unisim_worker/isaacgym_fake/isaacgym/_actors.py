@@ -236,7 +236,14 @@ class ActorSim:
         return rows
 
     def dof_states(self):
-        return np.stack([self.data.qpos[self.qadr], self.data.qvel[self.vadr]], axis=1)
+        rows = np.empty((self.ndof, 2))
+        self.dof_states_into(rows)
+        return rows
+
+    def dof_states_into(self, rows):
+        """(position, velocity) of each DOF into ``rows`` (ndof, 2)."""
+        rows[:, 0] = self.data.qpos[self.qadr]
+        rows[:, 1] = self.data.qvel[self.vadr]
 
     def set_root_state(self, row):
         """A root state row (world frame): applied to the physics now; body states follow

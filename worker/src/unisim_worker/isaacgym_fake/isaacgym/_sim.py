@@ -104,10 +104,15 @@ class SimState:
     # -- state ------------------------------------------------------------------------
 
     def refresh(self, name):
+        if name == "dof":  # at every simulate in legged_gym: written in place, no row arrays
+            values = np.empty((self.count("dofs"), 2))
+            offsets = self.dof_offsets().tolist()
+            for actor, start, end in zip(self.actors, offsets[:-1], offsets[1:]):
+                actor.dof_states_into(values[start:end])
+            self.buffers[name].copy_(torch.from_numpy(values.astype(np.float32)))
+            return
         if name == "root":
             rows = [actor.root_state() for actor in self.actors]
-        elif name == "dof":
-            rows = [actor.dof_states() for actor in self.actors]
         elif name == "rigid_body":
             rows = [actor.body_states() for actor in self.actors]
         elif name == "net_contact_force":
