@@ -22,7 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-ADAPTER = sorted((ROOT / "unisim" / "worker" / "engines" / "isaacgym").glob("*.py"))
+ADAPTER = sorted((ROOT / "worker" / "src" / "unisim_worker" / "engines" / "isaacgym")
+                 .glob("*.py"))
 # A parameter as compared: name, kind, has a default, the default when the source states
 # a literal one ("?" when it does not).
 Param = tuple[str, str, bool, Any]

@@ -49,7 +49,7 @@ def test_a_wrong_gymapi_call_fails_the_gate() -> None:
 def test_a_wrong_gymapi_call_planted_in_the_adapter_fails_the_gate(tmp_path: Path) -> None:
     """The same check on a copy of the real adapter with one argument removed."""
     worker = tmp_path / "worker"
-    shutil.copytree(ROOT / "unisim" / "worker", worker)
+    shutil.copytree(ROOT / "worker" / "src" / "unisim_worker", worker)
     sim = worker / "engines" / "isaacgym" / "sim.py"
     text = sim.read_text()
     planted = text.replace("self.gym.add_ground(sim, plane)", "self.gym.add_ground(sim)")

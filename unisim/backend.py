@@ -86,8 +86,7 @@ class Backend:
         self._images = ImageSlot()
         self._plane: DataPlane = create_plane(data_plane, device)
         self._plane.check_workers(workers)
-        if workers is not None or threads is not None:  # bad values fail before any spawn
-            split.choose({}, self.num_envs, workers=workers, threads=threads)
+        split.check_asked(self.num_envs, workers, threads)  # before anything starts
         self._asked = (workers, threads)
         self.split: split.Split | None = None  # chosen once the first worker said hello
         self._spec: dict[str, Any] = {"engine": engine, "keyframe": keyframe,

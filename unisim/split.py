@@ -66,6 +66,7 @@ def choose(caps: Mapping[str, Any], num_envs: int, *, workers: int | None = None
     Several workers of an engine that can (``caps["shares_rows"]``) share their rows
     unless ``shareable`` is False (per-env physics parameters live in each worker).
     """
+    check_asked(num_envs, workers, threads)
     chosen = _choose(caps, num_envs, workers, threads, one_device, cpus or cores())
     if chosen.workers > 1 and shareable and caps.get("shares_rows"):
         return Split(chosen.workers, chosen.threads,
@@ -73,16 +74,20 @@ def choose(caps: Mapping[str, Any], num_envs: int, *, workers: int | None = None
     return chosen
 
 
-def _choose(caps: Mapping[str, Any], num_envs: int, workers: int | None,
-            threads: int | None, one_device: bool, cpus: int) -> Split:
+def check_asked(num_envs: int, workers: int | None, threads: int | None) -> None:
+    """Refuse a ``workers=`` or ``threads=`` no split can honour (before anything starts)."""
     for name, value in (("workers", workers), ("threads", threads)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                   or value < 1):
             raise ValueError(f"{name} must be a positive int or None, got {value!r}")
+    if workers is not None and workers > num_envs:
+        raise ValueError(f"workers must lie in [1, num_envs={num_envs}], got {workers}")
+
+
+def _choose(caps: Mapping[str, Any], num_envs: int, workers: int | None,
+            threads: int | None, one_device: bool, cpus: int) -> Split:
     threaded = bool(caps.get("threaded"))
     if workers is not None:
-        if workers > num_envs:
-            raise ValueError(f"workers must lie in [1, num_envs={num_envs}], got {workers}")
         return Split(workers, threads or (max(1, cpus // workers) if threaded else 1),
                      f"workers={workers} asked for")
     if one_device or caps.get("per_device"):

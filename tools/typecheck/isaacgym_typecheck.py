@@ -24,8 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPINGS = Path(__file__).resolve().parent / "typings"
-WORKER = ROOT / "unisim" / "worker"
-CORE = ROOT / "unisim" / "protocol"
+WORKER = ROOT / "worker" / "src" / "unisim_worker"
+CORE = ROOT / "protocol" / "src" / "unisim_protocol"
 ADAPTER = (*sorted((WORKER / "engines" / "isaacgym").glob("*.py")),
            WORKER / "engines" / "mjcf_scan.py", CORE / "cuda_driver.py", CORE / "cuda_arena.py")
 PY38 = ROOT / ".venv38" / "bin" / "python"
@@ -51,14 +51,12 @@ def build_stubs(generated: Path) -> Path:
 
 
 def build_packages(worker: Path, generated: Path) -> Path:
-    """``unisim/{worker,protocol}`` as links to the source folders (the names the worker's
-    bootstrap gives them), so relative and core imports resolve."""
-    packages = generated / "packages"  # unisim_worker and unisim_protocol, their real names
-    root = packages / "unisim"
-    root.mkdir(parents=True)
-    (root / "__init__.py").write_text("")
-    (root / "worker").symlink_to(worker)
-    (root / "protocol").symlink_to(CORE)
+    """``unisim_worker`` and ``unisim_protocol`` as links to the source folders (``worker``
+    may be a copy), so relative and core imports resolve."""
+    packages = generated / "packages"
+    packages.mkdir(parents=True)
+    (packages / "unisim_worker").symlink_to(worker)
+    (packages / "unisim_protocol").symlink_to(CORE)
     return packages
 
 

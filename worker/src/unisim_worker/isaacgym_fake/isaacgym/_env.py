@@ -19,7 +19,9 @@ import xml.etree.ElementTree as ElementTree
 import mujoco
 import numpy as np
 
+from . import _calls, _sensors
 from ._contacts import add_ground_pairs, mix, pair_timeconst_weights
+from ._enums import ContactCollection
 from ._errors import FakeError
 from ._mjcf import spec_from_string
 
@@ -49,6 +51,9 @@ class EnvSim:
         self.cameras = []  # _render.Camera, by handle (None once destroyed)
         self.names = []  # actor names, by handle
         self.fetched_qpos = self.graphics_qpos = None  # fetch_results' copy, step_graphics'
+        self.solved = False  # whether a simulate ran since the model was built
+        self.step_forces = None  # CC_ALL_SUBSTEPS: the mean of its substeps' contact forces
+        self.sensor_rows = None  # force sensor readings of the last simulate, if any sensor
 
     def add(self, actor):
         if self.aggregate is not None:
@@ -100,6 +105,9 @@ class EnvSim:
         self.timeconst = model.geom_solref[:, 0].copy()  # the contacts' own, when shallow
         self.shallow = self.floor = float(self.timeconst.min()) if model.ngeom else 0.0
         self.pair_timeconsts = pair_timeconst_weights(model, self.timeconst)
+        self.solved = False  # no simulate yet: nothing solved to report
+        sensors = sum(len(actor.sensors) for actor in self.actors)
+        self.sensor_rows = np.zeros((sensors, 6)) if sensors else None
 
     def _compile(self):
         spec = mujoco.MjSpec()
@@ -151,21 +159,45 @@ class EnvSim:
         return not any(start <= i < end and start <= j < end and not selfish and i != j
                        for start, end, selfish in self.aggregates)
 
-    def simulate(self, dt, substeps, gravity, cap):
-        """One ``gym.simulate`` of this env: ``substeps`` MuJoCo steps of ``dt / substeps``.
-        Runs on one of the sim's threads (``_threads``), the envs in parallel only while
-        MuJoCo runs: the Python here holds the GIL, so it is kept to a few numpy calls."""
-        model, data = self.model, self.data
+    def begin(self, dt, substeps, gravity):
+        """Before a simulate's substeps: the step's settings and the actuators' inputs."""
+        model = self.model
         model.opt.timestep = dt / substeps
         model.opt.gravity[:] = gravity
+        self.substeps = substeps
+        self.every = substeps > 1 and (self.sim.params.physx.contact_collection
+                                       == ContactCollection.CC_ALL_SUBSTEPS)
+        self.impulses = 0.0
         for actor in self.actors:
             actor.write_controls()
-        for _ in range(substeps):
-            self.limit_depenetration(cap)
-            mujoco.mj_step(model, data)
-            for actor in self.actors:
-                actor.limit_velocities()
-        mujoco.mj_forward(model, data)  # bodies, velocities and contacts of the new state
+
+    def before_substep(self, cap):
+        self.limit_depenetration(cap)
+        self.limit_dofs()
+
+    def after_substep(self):
+        if self.every:
+            self.impulses = self.impulses + self._solver_forces()
+
+    def finish(self, gravity):
+        """After the substeps, before the new state's kinematics (``KINEMATICS``)."""
+        for actor in self.actors:
+            actor.limit_velocities()
+        self.solved = True
+        self.step_forces = self.impulses / self.substeps if self.every else None
+        if self.sensor_rows is not None:
+            self.sensor_rows = _sensors.rows(self, gravity)
+
+    def limit_dofs(self):
+        """Before a substep: each DOF within its maximum velocity, and its friction bound from
+        the load its joint carries (``_actors``); the load is MuJoCo's ``cfrc_int``, the
+        force each body gets from its parent in the last solve."""
+        if any(actor.has_friction for actor in self.actors):
+            mujoco.mj_rnePostConstraint(self.model, self.data)
+        for actor in self.actors:
+            actor.limit_velocities()
+            if actor.has_friction:
+                actor.bound_friction()
 
     def limit_depenetration(self, cap):
         """PhysX pushes penetrating shapes apart at most at ``max_depenetration_velocity``
@@ -189,10 +221,17 @@ class EnvSim:
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 
     def contact_forces(self):
-        """Net contact force on each body but the world, world frame (the force on geom2 is
-        +f, on geom1 -f: MuJoCo's contact normal points from geom1 to geom2). Each contact's
-        force is ``mj_contactForce``'s (``contact_frame_forces``), for all contacts at once:
-        the sim's refresh runs this for every env on one thread."""
+        """Net contact force on each body but the world, world frame: the last simulate's
+        (``simulate``), zero before the first."""
+        if not self.solved:
+            return np.zeros((self.model.nbody - 1, 3))
+        return self.step_forces if self.step_forces is not None else self._solver_forces()
+
+    def _solver_forces(self):
+        """Net contact forces from the contacts and constraint forces of the last solve,
+        each contact's force as ``mj_contactForce`` gives it (``contact_frame_forces``),
+        for all contacts at once (this runs under the GIL). The force on geom2 is +f, on
+        geom1 -f: MuJoCo's contact normal points from geom1 to geom2."""
         model, data = self.model, self.data
         forces = np.zeros((model.nbody, 3))
         contact = data.contact
@@ -203,6 +242,46 @@ class EnvSim:
             np.add.at(forces, model.geom_bodyid[contact.geom2[active]], world)
             np.subtract.at(forces, model.geom_bodyid[contact.geom1[active]], world)
         return forces[1:]
+
+    def force_sensors(self):
+        """(sensors, 6): the readings of the last simulate (zero before the first)."""
+        return self.sensor_rows if self.sensor_rows is not None else np.zeros((0, 6))
+
+
+# After a step: the new state's bodies, centres of mass and velocities; no new collision or
+# solve (``EnvSim.simulate``).
+KINEMATICS = (mujoco.mj_kinematics, mujoco.mj_comPos, mujoco.mj_comVel)
+
+
+def step_envs(envs, dt, substeps, gravity, cap):
+    """One ``gym.simulate`` of each env of a chunk: ``substeps`` MuJoCo steps of
+    ``dt / substeps``, phase by phase, each of MuJoCo's calls for the whole chunk in one
+    foreign call (``_calls``), so that the thread stepping the chunk gives the GIL up once
+    per call, not once per env. Envs are independent, so each env's results are the same
+    in any chunk.
+
+    It reports what its solver computed, as the SDK reports what its last simulate
+    computed: ``mj_step`` solves at the state a substep starts from and then integrates,
+    so after the last one ``data.contact``, ``efc_force``, ``qacc`` and the actuator
+    forces are those of its solve. They stay so (net contact forces and DOF forces read
+    them; force sensors are read here, from the same solve); only the kinematics of the
+    new state follow (bodies, centres of mass, velocities), with no new collision or
+    solve. Under ``CC_ALL_SUBSTEPS`` (the docs' tensors.html: "the reported net contact
+    forces will be aggregated for all substeps") each substep's net contact forces are
+    kept, and their mean, the step's impulse over ``dt``, is reported."""
+    chunk = _calls.Chunk(envs)
+    for env in envs:
+        env.begin(dt, substeps, gravity)
+    for _ in range(substeps):
+        for env in envs:
+            env.before_substep(cap)
+        chunk.each(mujoco.mj_step)
+        for env in envs:
+            env.after_substep()
+    for env in envs:
+        env.finish(gravity)
+    for function in KINEMATICS:
+        chunk.each(function)
 
 
 def contact_frame_forces(model, data, rows):

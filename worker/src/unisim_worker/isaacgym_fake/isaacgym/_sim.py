@@ -11,8 +11,8 @@ import sys
 import numpy as np
 import torch
 
-from . import _sensors
 from ._enums import ContactCollection
+from ._env import step_envs
 from ._errors import FakeError
 from ._ground import Ground
 from ._threads import Pool
@@ -120,7 +120,7 @@ class SimState:
             rows = [np.zeros((len(env.model.body_mass) - 1, 3)) if never  # "Don't collect"
                     else env.contact_forces() for env in self.envs]
         elif name == "force_sensor":
-            rows = [_sensors.rows(env, self.gravity()) for env in self.envs]
+            rows = [env.force_sensors() for env in self.envs]
         else:
             rows = [actor.dof_force_row() for actor in self.actors]
         values = np.concatenate([np.reshape(r, (-1, *self.buffers[name].shape[1:]))
@@ -132,14 +132,15 @@ class SimState:
         return [g.x, g.y, g.z]
 
     def simulate(self):
-        """One step of every env, the envs spread over the pool's threads (``_threads``);
-        models are built first, on this thread (building shares the compiled models)."""
+        """One step of every env, in chunks spread over the pool's threads (``_threads``,
+        ``_env.step_envs``); models are built first, on this thread (building shares the
+        compiled models)."""
         dt, substeps = float(self.params.dt), int(self.params.substeps)
         gravity = np.array(self.gravity(), dtype=np.float64)
         cap = float(self.params.physx.max_depenetration_velocity)
         for env in self.envs:
             env.physics()
-        self.pool.run(lambda env: env.simulate(dt, substeps, gravity, cap), self.envs)
+        self.pool.run(lambda envs: step_envs(envs, dt, substeps, gravity, cap), self.envs)
         self.time += dt
         self.frames += 1
         self.setters_since_simulate = set()

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ._errors import FakeError
 
 VARIABLE = "UNISIM_FAKE_THREADS"
-CHUNK = 4  # envs a thread claims at a time: few claims, and a balanced end
+CLAIMS = 2  # chunks per thread: few hand-overs of the GIL, and still a balanced end
 
 
 def count():
@@ -50,28 +50,29 @@ class Pool:
         self.size = 0  # helper threads the executor may run
 
     def run(self, function, items):
-        """``function(item)`` for every item, each once; returns when all are done and
-        raises the first error any of them raised."""
+        """``function(chunk)`` for consecutive chunks of ``items`` that together hold each
+        item once, on ``count()`` threads (one chunk of all items on one thread); returns
+        when all are done and raises the first error any of them raised."""
         threads = min(count(), len(items))
         if threads <= 1:
-            for item in items:
-                function(item)
+            if items:
+                function(items)
             return
         if threads - 1 > self.size:
             self.close()
             self.executor = ThreadPoolExecutor(threads - 1, "unisim-fake-step")
             self.size = threads - 1
+        size = -(-len(items) // (threads * CLAIMS))
         claims = itertools.count()  # next() on it is atomic under the GIL
         failed = threading.Event()
 
         def work():
             try:
                 while not failed.is_set():
-                    start = next(claims) * CHUNK
+                    start = next(claims) * size
                     if start >= len(items):
                         return
-                    for item in items[start:start + CHUNK]:
-                        function(item)
+                    function(items[start:start + size])
             except BaseException:
                 failed.set()
                 raise
