@@ -25,39 +25,46 @@ import numpy as np
 SOURCE = r"""
 #include <stdint.h>
 typedef void (*mujoco_function)(const void *model, void *data);
-void unisim_each(mujoco_function f, const uint64_t *models, const uint64_t *datas, int count) {
+void unisim_each(const uint64_t *functions, int nfunctions, const uint64_t *models,
+                 const uint64_t *datas, int count) {
     for (int i = 0; i < count; i++) {
-        f((const void *)(uintptr_t)models[i], (void *)(uintptr_t)datas[i]);
+        for (int k = 0; k < nfunctions; k++) {
+            ((mujoco_function)(uintptr_t)functions[k])(
+                (const void *)(uintptr_t)models[i], (void *)(uintptr_t)datas[i]);
+        }
     }
 }
 """
 
 
 class Chunk:
-    """Envs stepped together by one thread: their models' and datas' addresses."""
+    """Envs whose MuJoCo calls go together: their models' and datas' addresses."""
 
     def __init__(self, envs):
         self.envs = envs
-        self.native = _native() if len(envs) > 1 else None
+        self.native = native()
         if self.native is not None:
             self.models = np.array([env.model._address for env in envs], dtype=np.uint64)
             self.datas = np.array([env.data._address for env in envs], dtype=np.uint64)
 
-    def each(self, function):
-        """``function(model, data)`` for each env, in order."""
+    def each(self, functions):
+        """Each function of ``functions`` (MuJoCo's) called as ``function(model, data)``,
+        in turn, for each env in order."""
         if self.native is None:
             for env in self.envs:
-                function(env.model, env.data)
+                for function in functions:
+                    function(env.model, env.data)
             return
         loop, pointers = self.native
-        loop(pointers[function.__name__], self.models.ctypes.data, self.datas.ctypes.data,
-             len(self.envs))
+        addresses = np.array([pointers[f.__name__] for f in functions], dtype=np.uint64)
+        loop(addresses.ctypes.data, len(functions), self.models.ctypes.data,
+             self.datas.ctypes.data, len(self.envs))
 
 
 _loaded = []  # [(loop, {name: address})] or [None], once tried
 
 
-def _native():
+def native():
     """(the C loop, the MuJoCo functions' addresses by name), or None where unavailable."""
     if not _loaded:
         try:
@@ -76,7 +83,8 @@ def _load():
                 for name in ("mj_step", "mj_forward", "mj_kinematics", "mj_comPos",
                              "mj_comVel")}
     loop = ctypes.CDLL(_compiled()).unisim_each
-    loop.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    loop.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                     ctypes.c_int]
     loop.restype = None
     return loop, pointers
 

@@ -253,12 +253,16 @@ class EnvSim:
 KINEMATICS = (mujoco.mj_kinematics, mujoco.mj_comPos, mujoco.mj_comVel)
 
 
-def step_envs(envs, dt, substeps, gravity, cap):
-    """One ``gym.simulate`` of each env of a chunk: ``substeps`` MuJoCo steps of
-    ``dt / substeps``, phase by phase, each of MuJoCo's calls for the whole chunk in one
-    foreign call (``_calls``), so that the thread stepping the chunk gives the GIL up once
-    per call, not once per env. Envs are independent, so each env's results are the same
-    in any chunk.
+def step_envs(envs, dt, substeps, gravity, cap, pool):
+    """One ``gym.simulate`` of each env: ``substeps`` MuJoCo steps of ``dt / substeps``.
+
+    MuJoCo's calls run on ``pool``'s threads, for chunks of envs, each chunk's in one
+    foreign call that holds no GIL (``_calls``); the Python between them (controls,
+    depenetration, velocity limits, sensors) runs here, on the calling thread, chunk after
+    chunk while the pool steps the chunks handed to it. The GIL then changes hands once per
+    chunk and call, not at every numpy call of every env (numpy gives it up in its loops,
+    and on a virtual machine each hand-over between threads costs a wake-up). Envs are
+    independent, so each env's results are the same for any chunks and threads.
 
     It reports what its solver computed, as the SDK reports what its last simulate
     computed: ``mj_step`` solves at the state a substep starts from and then integrates,
@@ -269,19 +273,43 @@ def step_envs(envs, dt, substeps, gravity, cap):
     solve. Under ``CC_ALL_SUBSTEPS`` (the docs' tensors.html: "the reported net contact
     forces will be aggregated for all substeps") each substep's net contact forces are
     kept, and their mean, the step's impulse over ``dt``, is reported."""
-    chunk = _calls.Chunk(envs)
+    threads = pool.threads() if len(envs) > 1 else 1
+    if threads <= 1 or _calls.native() is None:  # all on this thread
+        chunks, run = [_calls.Chunk(envs)], _at_once
+    else:
+        size = -(-len(envs) // (2 * threads))  # two per thread: a balanced end
+        chunks = [_calls.Chunk(envs[k:k + size]) for k in range(0, len(envs), size)]
+        run = pool.submit
     for env in envs:
         env.begin(dt, substeps, gravity)
-    for _ in range(substeps):
-        for env in envs:
-            env.before_substep(cap)
-        chunk.each(mujoco.mj_step)
-        for env in envs:
-            env.after_substep()
-    for env in envs:
-        env.finish(gravity)
-    for function in KINEMATICS:
-        chunk.each(function)
+    for substep in range(substeps):
+        stepping = []
+        for chunk in chunks:
+            for env in chunk.envs:
+                env.before_substep(cap)
+            stepping.append(run(chunk.each, (mujoco.mj_step,)))
+        moving = []
+        for chunk, stepped in zip(chunks, stepping):
+            stepped()
+            for env in chunk.envs:
+                env.after_substep()
+            if substep == substeps - 1:
+                for env in chunk.envs:
+                    env.finish(gravity)
+                moving.append(run(chunk.each, KINEMATICS))
+        for moved in moving:
+            moved()
+
+
+def _at_once(function, *args):
+    """``function(*args)`` now, on this thread; returns a wait that has nothing to wait for
+    (``Pool.submit``'s form)."""
+    function(*args)
+    return _done
+
+
+def _done():
+    pass
 
 
 def contact_frame_forces(model, data, rows):

@@ -132,7 +132,7 @@ class SimState:
         return [g.x, g.y, g.z]
 
     def simulate(self):
-        """One step of every env, in chunks spread over the pool's threads (``_threads``,
+        """One step of every env, MuJoCo's part on the pool's threads (``_threads``,
         ``_env.step_envs``); models are built first, on this thread (building shares the
         compiled models)."""
         dt, substeps = float(self.params.dt), int(self.params.substeps)
@@ -140,7 +140,7 @@ class SimState:
         cap = float(self.params.physx.max_depenetration_velocity)
         for env in self.envs:
             env.physics()
-        self.pool.run(lambda envs: step_envs(envs, dt, substeps, gravity, cap), self.envs)
+        step_envs(self.envs, dt, substeps, gravity, cap, self.pool)
         self.time += dt
         self.frames += 1
         self.setters_since_simulate = set()

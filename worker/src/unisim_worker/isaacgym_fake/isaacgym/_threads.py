@@ -12,15 +12,12 @@ the count of cores in the process's affinity mask (``os.sched_getaffinity``), so
 pinned to some cores uses those.
 """
 
-import itertools
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from ._errors import FakeError
 
 VARIABLE = "UNISIM_FAKE_THREADS"
-CLAIMS = 2  # chunks per thread: few hand-overs of the GIL, and still a balanced end
 
 
 def count():
@@ -42,49 +39,26 @@ def count():
 
 
 class Pool:
-    """Runs a function over items on ``count()`` threads, the caller's among them; the
-    helper threads are started on first need and kept for the next call."""
+    """Threads that run the calls handed to them (``submit``), started on first need and
+    kept for the next step."""
 
     def __init__(self):
         self.executor = None
-        self.size = 0  # helper threads the executor may run
+        self.size = 0  # threads the executor may run
 
-    def run(self, function, items):
-        """``function(chunk)`` for consecutive chunks of ``items`` that together hold each
-        item once, on ``count()`` threads (one chunk of all items on one thread); returns
-        when all are done and raises the first error any of them raised."""
-        threads = min(count(), len(items))
-        if threads <= 1:
-            if items:
-                function(items)
-            return
-        if threads - 1 > self.size:
+    def threads(self):
+        """The threads to step on now (``count()``), started if more are needed."""
+        threads = count()
+        if threads > 1 and threads > self.size:
             self.close()
-            self.executor = ThreadPoolExecutor(threads - 1, "unisim-fake-step")
-            self.size = threads - 1
-        size = -(-len(items) // (threads * CLAIMS))
-        claims = itertools.count()  # next() on it is atomic under the GIL
-        failed = threading.Event()
+            self.executor = ThreadPoolExecutor(threads, "unisim-fake-step")
+            self.size = threads
+        return threads
 
-        def work():
-            try:
-                while not failed.is_set():
-                    start = next(claims) * size
-                    if start >= len(items):
-                        return
-                    function(items[start:start + size])
-            except BaseException:
-                failed.set()
-                raise
-
-        futures = [self.executor.submit(work) for _ in range(threads - 1)]
-        try:
-            work()
-        finally:
-            errors = [future.exception() for future in futures]  # waits for each
-        for error in errors:
-            if error is not None:
-                raise error
+    def submit(self, function, *args):
+        """``function(*args)`` on a thread of the pool; returns a callable that waits for it
+        and raises what it raised."""
+        return self.executor.submit(function, *args).result
 
     def close(self):
         if self.executor is not None:
