@@ -90,7 +90,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit(f"--python {args.python}: no such interpreter")
     python = isaacgym_fake_python(base)
     many = args.threads or cores()
-    threads = [1, many]
+    threads = sorted({1, many})
     header = [f"{stamp()}; the SDK fake on {base}, {cores()} cores; the CI quadruped, "
               f"env-steps/s (4 simulates of 5 ms each), median of {args.rounds} rounds x "
               f"{args.steps} steps",
