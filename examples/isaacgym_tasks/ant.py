@@ -34,12 +34,9 @@ class Ant(VecTask):
         self.spacing = float(env["envSpacing"])
         super().__init__(cfg, rl_device, sim_device, graphics_device_id, headless,
                          virtual_screen_capture, force_render)
-        root = gymtorch.wrap_tensor(self.gym.acquire_actor_root_state_tensor(self.sim))
-        dofs = gymtorch.wrap_tensor(self.gym.acquire_dof_state_tensor(self.sim))
         self.gym.refresh_actor_root_state_tensor(self.sim)
         self.gym.refresh_dof_state_tensor(self.sim)
-        self.root_states = root
-        self.dof_state = dofs
+        root, dofs = self.root_states, self.dof_state  # acquired in create_sim
         self.initial_root_states = root.clone()
         self.dof_pos = dofs.view(self.num_envs, NUM_DOF, 2)[..., 0]
         self.dof_vel = dofs.view(self.num_envs, NUM_DOF, 2)[..., 1]
@@ -74,6 +71,10 @@ class Ant(VecTask):
             env = self.gym.create_env(self.sim, lower, upper, per_row)
             self.gym.create_actor(env, asset, pose, "ant", i, 1, 0)
             self.envs.append(env)
+        # acquired before VecTask calls prepare_sim, as IsaacGymEnvs' FrankaCubeStack does
+        # (in create_sim): the SDK fills these same tensors once the sim is prepared
+        self.root_states = gymtorch.wrap_tensor(self.gym.acquire_actor_root_state_tensor(self.sim))
+        self.dof_state = gymtorch.wrap_tensor(self.gym.acquire_dof_state_tensor(self.sim))
 
     def pre_physics_step(self, actions):
         self.actions = actions.clone()

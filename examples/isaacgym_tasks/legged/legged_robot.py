@@ -4,6 +4,13 @@ URDF asset with effort drives; PD targets from the actions, torques clipped by t
 effort limits the URDF gives; rewards are sums of scaled terms (``_reward_<name>`` times
 its scale and dt); an episode ends on base contact or at the time limit; robots are pushed
 at intervals; velocity commands are resampled, with no curriculum. Python 3.8.
+
+As legged_gym's forks do, and the SDK allows: every env is reset in ``__init__`` and again
+by the runner's ``reset()`` before the first simulate; and the push, after the step's
+resets, sets the root state of the envs whose episode length is a multiple of the push
+interval with a second indexed call (the envs just reset are among them, so this last call
+covers the reset's rows, which the GPU pipeline would otherwise drop), as unitree_rl_gym's
+``LeggedRobot`` does.
 """
 
 import math
@@ -28,6 +35,7 @@ class LeggedRobot(BaseTask):
         super().__init__(cfg, sim_params, physics_engine, sim_device, headless)
         self._init_buffers()
         self._prepare_reward_function()
+        self.reset_idx(torch.arange(self.num_envs, device=self.device))
 
     # -- building ----------------------------------------------------------------------
 
@@ -156,6 +164,8 @@ class LeggedRobot(BaseTask):
         self.compute_reward()
         env_ids = self.reset_buf.nonzero(as_tuple=False).flatten()
         self.reset_idx(env_ids)
+        if self.cfg.domain_rand.push_robots:
+            self._push_robots()
         self.compute_observations()
         self.last_actions[:] = self.actions
 
@@ -168,8 +178,6 @@ class LeggedRobot(BaseTask):
     def _post_physics_step_callback(self):
         due = (self.episode_length_buf % self.resample_interval == 0).nonzero(as_tuple=False)
         self._resample_commands(due.flatten())
-        if self.cfg.domain_rand.push_robots and self.common_step_counter % self.push_interval == 0:
-            self._push_robots()
 
     def _resample_commands(self, env_ids):
         ranges, n = self.cfg.commands, len(env_ids)
@@ -179,10 +187,19 @@ class LeggedRobot(BaseTask):
                                                               device=self.device).squeeze(1)
 
     def _push_robots(self):
+        """A random base velocity for the envs whose episode length is a multiple of the push
+        interval (those reset in this step included), by the indexed root setter."""
+        env_ids = (self.episode_length_buf % self.push_interval == 0).nonzero(
+            as_tuple=False).flatten()
+        if len(env_ids) == 0:
+            return
         most = self.cfg.domain_rand.max_push_vel_xy
-        self.root_states[:, 7:9] = torch_rand_float(-most, most, (self.num_envs, 2),
-                                                    device=self.device)
-        self.gym.set_actor_root_state_tensor(self.sim, gymtorch.unwrap_tensor(self.root_states))
+        self.root_states[env_ids, 7:9] = torch_rand_float(-most, most, (len(env_ids), 2),
+                                                          device=self.device)
+        indices = env_ids.to(dtype=torch.int32)
+        self.gym.set_actor_root_state_tensor_indexed(
+            self.sim, gymtorch.unwrap_tensor(self.root_states), gymtorch.unwrap_tensor(indices),
+            len(indices))
 
     def check_termination(self):
         forces = self.contact_forces[:, self.termination_indices, :]

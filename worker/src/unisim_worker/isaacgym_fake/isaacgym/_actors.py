@@ -64,9 +64,10 @@ class ActorSim:
         self.bodies = np.arange(first, end)
         self.geoms = np.flatnonzero((model.geom_bodyid >= first) & (model.geom_bodyid < end))
         if end - first != self.nbody or len(self.geoms) != self.asset.shape_count:
-            raise RuntimeError("the fake's env model gives %s %d bodies and %d shapes; its asset "
-                               "has %d and %d" % (self.asset.path, end - first, len(self.geoms),
-                                                  self.nbody, self.asset.shape_count))
+            raise RuntimeError("the SDK fake's env model gives %s %d bodies and %d shapes; its "
+                               "asset has %d and %d: an internal error of the fake, not of the "
+                               "SDK" % (self.asset.path, end - first, len(self.geoms),
+                                        self.nbody, self.asset.shape_count))
         joints = [model.joint(prefix + name).id for name in self.asset.dof_names]
         self.qadr, self.vadr = model.jnt_qposadr[joints], model.jnt_dofadr[joints]
         self.dof_bodies = model.dof_bodyid[self.vadr]

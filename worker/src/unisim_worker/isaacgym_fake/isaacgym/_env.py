@@ -22,7 +22,7 @@ import numpy as np
 from . import _calls, _sensors
 from ._contacts import add_ground_pairs, mix, pair_timeconst_weights
 from ._enums import ContactCollection
-from ._errors import FakeError
+from ._errors import fake_limit, log_error
 from ._mjcf import spec_from_string
 
 # The compiler settings an attached asset carries into the env's model. MjSpec applies
@@ -61,12 +61,12 @@ class EnvSim:
             bodies = sum(a.nbody for a in self.actors[first:]) + actor.nbody
             shapes = sum(a.asset.shape_count for a in self.actors[first:]) \
                 + actor.asset.shape_count
-            if bodies > max_bodies or shapes > max_shapes:
-                raise FakeError("create_actor: the open aggregate of env %d was begun for at "
-                                "most %d bodies and %d shapes, and would hold %d and %d: pass "
-                                "the sums of get_asset_rigid_body_count and "
-                                "get_asset_rigid_shape_count to begin_aggregate"
-                                % (self.index, max_bodies, max_shapes, bodies, shapes))
+            if bodies > max_bodies or shapes > max_shapes:  # PhysX logs it and goes on
+                log_error("create_actor: the open aggregate of env %d was begun for at most "
+                          "%d bodies and %d shapes, and would hold %d and %d: pass the sums of "
+                          "get_asset_rigid_body_count and get_asset_rigid_shape_count to "
+                          "begin_aggregate" % (self.index, max_bodies, max_shapes, bodies,
+                                               shapes))
         self.actors.append(actor)
         self.model = None
 
@@ -119,10 +119,11 @@ class EnvSim:
         settings = _settings(children[first])
         for k in files:
             if _settings(children[k]) != settings:
-                raise FakeError("env %d holds actors of assets with different compiler "
-                                "settings (%s vs %s); the fake builds one MuJoCo model per env "
-                                "and needs them equal" % (self.index, self.actors[k].asset.path,
-                                                          self.actors[first].asset.path))
+                raise fake_limit("env %d holds actors of assets with different compiler "
+                                 "settings (%s vs %s); the fake builds one MuJoCo model per "
+                                 "env and needs them equal" % (
+                                     self.index, self.actors[k].asset.path,
+                                     self.actors[first].asset.path))
         for k, child in enumerate(children):
             spec.worldbody.add_frame().attach_body(child.worldbody.first_body(), prefix(k), "")
         self.sim.ground.add_to(spec, self.origin)

@@ -19,7 +19,7 @@ import mujoco
 import numpy as np
 
 from ._contacts import GROUND_PREFIX
-from ._errors import FakeError
+from ._errors import FakeError, fake_limit, suspect
 
 BASE = 1.0  # depth of a height field's solid base below its lowest sample, m
 
@@ -39,16 +39,21 @@ class Ground:
 
     def add_heightfield(self, samples, params):
         rows, columns = int(params.nbRows), int(params.nbColumns)
-        samples = np.asarray(samples)
-        if samples.dtype != np.int16:
-            raise FakeError("add_heightfield takes int16 height samples (its signature: "
-                            "numpy.ndarray[int16]), got %s: pass .astype(np.int16)"
-                            % samples.dtype)
-        if rows < 2 or columns < 2 or samples.size != rows * columns:
-            raise FakeError("add_heightfield: %d samples for nbRows=%d x nbColumns=%d; the "
-                            "fake needs at least 2 x 2 and exactly nbRows * nbColumns samples"
-                            % (samples.size, rows, columns))
-        heights = samples.reshape(-1).astype(np.float64).reshape(columns, rows)
+        samples = np.asarray(samples).reshape(-1)
+        if samples.dtype != np.int16:  # numpy.ndarray[int16]: pybind11 casts (forcecast)
+            cast = samples.astype(np.int16)
+            if not np.array_equal(cast, samples):
+                suspect(("heightfield", "dtype"), "add_heightfield: %s height samples that "
+                        "int16 does not hold (the SDK casts them, as the fake does): pass "
+                        "integer samples in vertical_scale units" % samples.dtype)
+            samples = cast
+        if samples.size < rows * columns:
+            raise FakeError("add_heightfield: %d samples for nbRows=%d x nbColumns=%d; the SDK "
+                            "would read past the array" % (samples.size, rows, columns))
+        if rows < 2 or columns < 2:
+            raise fake_limit("add_heightfield: nbRows=%d x nbColumns=%d; the fake's height "
+                             "fields need at least 2 x 2 samples" % (rows, columns))
+        heights = samples[:rows * columns].astype(np.float64).reshape(columns, rows)
         self._add(heights * float(params.vertical_scale),
                   (float(params.column_scale), float(params.row_scale)), params)
 
@@ -56,22 +61,26 @@ class Ground:
         vertices = np.asarray(vertices, dtype=np.float64).reshape(-1)
         triangles = np.asarray(triangles).reshape(-1)
         nv, nt = int(params.nb_vertices), int(params.nb_triangles)
-        if vertices.size < 3 * nv or triangles.size < 3 * nt or nv < 3 or nt < 1:
+        if vertices.size < 3 * nv or triangles.size < 3 * nt:
             raise FakeError("add_triangle_mesh: %d vertex floats and %d triangle indices for "
-                            "nb_vertices=%d, nb_triangles=%d (3 each expected)"
-                            % (vertices.size, triangles.size, nv, nt))
+                            "nb_vertices=%d, nb_triangles=%d (3 each expected); the SDK would "
+                            "read past the arrays" % (vertices.size, triangles.size, nv, nt))
+        if nt < 1:
+            raise fake_limit("add_triangle_mesh: a mesh without triangles; the fake takes "
+                             "terrain meshes (a surface over the ground plane)")
         points = vertices[:3 * nv].reshape(nv, 3)
         faces = triangles[:3 * nt].reshape(nt, 3).astype(np.int64)
         if faces.min() < 0 or faces.max() >= nv:
-            raise FakeError("add_triangle_mesh: triangle indices outside [0, %d)" % nv)
+            raise FakeError("add_triangle_mesh: triangle indices outside [0, %d); the SDK "
+                            "would read past the vertices" % nv)
         heights, spacing, corner = _rasterise(points, faces)
         self._add(heights, spacing, params, corner)
 
     def _add(self, heights, spacing, params, corner=(0.0, 0.0)):
         rotation = params.transform.r
         if not np.allclose([rotation.x, rotation.y, rotation.z], 0.0):
-            raise FakeError("the fake's height fields and terrain meshes take a translation "
-                            "only; transform.r must be the identity")
+            raise fake_limit("the fake's height fields and terrain meshes take a translation "
+                             "only; transform.r must be the identity")
         p = params.transform.p
         self.fields.append((heights + p.z, spacing, (corner[0] + p.x, corner[1] + p.y),
                             float(params.static_friction)))
@@ -116,8 +125,8 @@ def _rasterise(points, faces):
     step = float(np.min(steps[steps > 1e-9])) if np.any(steps > 1e-9) else 0.0
     low, high = points[:, 0:2].min(axis=0), points[:, 0:2].max(axis=0)
     if step <= 0 or np.any(high - low <= 0):
-        raise FakeError("add_triangle_mesh: the mesh has no extent in x or y; the fake takes "
-                        "terrain meshes (a surface over the ground plane)")
+        raise fake_limit("add_triangle_mesh: the mesh has no extent in x or y; the fake takes "
+                         "terrain meshes (a surface over the ground plane)")
     shape = np.floor((high - low) / step + 1e-6).astype(int) + 1
     heights = np.full(shape, -np.inf)
     corners = points[faces]  # (nt, 3, 3)

@@ -16,9 +16,7 @@ class ActorsMixin:
     def create_env(self, arg0, arg1, arg2, arg3):
         state = arg0._state
         state.check_building("create_env")
-        if state.envs and state.envs[-1].aggregate is not None:
-            raise FakeError("create_env with an aggregate still open in env %d: call "
-                            "end_aggregate first" % state.envs[-1].index)
+        state.close_open_aggregates("create_env")
         index = len(state.envs)
         per_row = max(1, int(arg3))
         spacing = np.array([arg2.x - arg1.x, arg2.y - arg1.y, 0.0])
@@ -49,20 +47,19 @@ class ActorsMixin:
         env = arg0._env
         env.sim.check_building("begin_aggregate")
         if env.aggregate is not None:
-            raise FakeError("begin_aggregate: env %d already has an open aggregate; aggregates "
-                            "do not nest: call end_aggregate first" % env.index)
+            log_error("begin_aggregate: env %d already has an open aggregate; aggregates do "
+                      "not nest: call end_aggregate first" % env.index)
+            return False  # its docstring: "false otherwise"
         env.aggregate = [int(arg1), int(arg2), bool(arg3), len(env.actors)]
         return True
 
     def end_aggregate(self, arg0):
         env = arg0._env
         if env.aggregate is None:
-            raise FakeError("end_aggregate: env %d has no open aggregate (begin_aggregate "
-                            "first)" % env.index)
-        _, _, self_collision, first = env.aggregate
-        env.aggregates.append((first, len(env.actors), self_collision))
-        env.aggregate = None
-        env.model = None
+            log_error("end_aggregate: env %d has no open aggregate (begin_aggregate first)"
+                      % env.index)
+            return False  # its docstring: "false otherwise"
+        env.sim.close_aggregate(env)
         return True
 
     # -- actors -----------------------------------------------------------------------
@@ -249,8 +246,9 @@ class ActorsMixin:
     def set_rigid_body_color(self, arg0, arg1, arg2, arg3, arg4):
         actor = self._actor(arg0, arg1)
         if not 0 <= int(arg2) < actor.nbody:
-            raise FakeError("set_rigid_body_color: body %d of an actor with %d bodies"
-                            % (int(arg2), actor.nbody))
+            log_error("set_rigid_body_color: body %d of an actor with %d bodies"
+                      % (int(arg2), actor.nbody))
+            return
         actor.set_color(arg2, (arg4.x, arg4.y, arg4.z))
 
     def get_rigid_body_color(self, arg0, arg1, arg2, arg3):

@@ -10,7 +10,7 @@ import torch
 from . import _sensors
 from ._assets import AssetData, ImportFailure
 from ._enums import SimType, UpAxis
-from ._errors import FakeError, log_error
+from ._errors import fake_limit, log_error
 from ._primitives import primitive_asset
 from ._sim import SimState
 from ._structs import (
@@ -43,8 +43,9 @@ class BuildMixin:
             log_error("create_sim: the fake simulates SIM_PHYSX only, got %r" % (type,))
             return None
         if params.up_axis != UpAxis.UP_AXIS_Z:
-            raise FakeError("create_sim: the fake supports up_axis=UP_AXIS_Z only (the SDK's "
-                            "default is UP_AXIS_Y): set params.up_axis = gymapi.UP_AXIS_Z")
+            raise fake_limit("create_sim: the fake supports up_axis=UP_AXIS_Z only (the SDK "
+                             "also takes UP_AXIS_Y, its default): set params.up_axis = "
+                             "gymapi.UP_AXIS_Z")
         if params.use_gpu_pipeline:
             if not torch.cuda.is_available():
                 log_error("create_sim: use_gpu_pipeline needs a CUDA device, and torch sees none "
@@ -62,15 +63,16 @@ class BuildMixin:
 
     def set_sim_params(self, arg0, arg1):
         if bool(arg1.use_gpu_pipeline) != arg0._state.gpu:
-            raise FakeError("set_sim_params cannot switch the pipeline of an existing sim")
+            raise fake_limit("set_sim_params: the fake cannot switch the pipeline of an "
+                             "existing sim (its buffers live on the pipeline's device)")
         arg0._state.params = copy.deepcopy(arg1)
 
     def add_ground(self, sim, params):
         state = sim._state
         normal = np.array([params.normal.x, params.normal.y, params.normal.z])
         if not np.allclose(normal, [0.0, 0.0, 1.0]):
-            raise FakeError("add_ground: the fake's ground is the plane z = 0 (Z-up), normal "
-                            "(0, 0, 1); got normal %s" % normal.tolist())
+            raise fake_limit("add_ground: the fake's ground is the plane z = 0 (Z-up), normal "
+                             "(0, 0, 1); got normal %s" % normal.tolist())
         state.check_building("add_ground")
         state.ground.set_plane(params.distance, params.static_friction)
         state.changed_ground()

@@ -1,12 +1,16 @@
 """Gym: camera sensors and the viewer. Both need a graphics device (create_sim's
-``graphics_device`` >= 0); IsaacGymEnvs passes -1 for headless training without cameras."""
+``graphics_device`` >= 0); IsaacGymEnvs passes -1 for headless training without cameras.
+Without one "no graphics context will be created" (the docs, "Creating a Simulation"):
+``create_viewer`` returns None (the SDK's examples check ``if viewer is None``),
+``create_camera_sensor`` -1, with the reason on stderr; the other graphics calls have
+nothing to do."""
 
 import os
 
 import numpy as np
 
 from ._enums import ImageType
-from ._errors import FakeError
+from ._errors import FakeError, fake_limit, log_error
 from ._render import Camera, ViewerState
 from ._types import Transform, Vec3, Viewer
 
@@ -14,17 +18,20 @@ VIEWER_CLOSES_ENV = "ISAACGYM_FAKE_VIEWER_CLOSES_AFTER"
 
 
 def _graphics(state, call):
+    """Whether the sim has a graphics device; if not, ``call`` fails with the reason logged."""
     if state.graphics_device < 0:
-        raise FakeError("%s needs a graphics device, and this sim was created with "
-                        "graphics_device=-1 (no rendering): pass a GPU index as create_sim's "
-                        "graphics_device" % call)
+        log_error("%s needs a graphics device, and this sim was created with "
+                  "graphics_device=-1 (no rendering): pass a GPU index as create_sim's "
+                  "graphics_device" % call)
+    return state.graphics_device >= 0
 
 
 class GraphicsMixin:
     # -- cameras ----------------------------------------------------------------------
 
     def create_camera_sensor(self, arg0, arg1):
-        _graphics(arg0.sim, "create_camera_sensor")
+        if not _graphics(arg0.sim, "create_camera_sensor"):
+            return -1
         env = arg0._env
         camera = Camera(env, arg1)
         env.cameras.append(camera)
@@ -32,7 +39,6 @@ class GraphicsMixin:
         return len(env.cameras) - 1
 
     def _camera(self, env, handle, call):
-        _graphics(env.sim, call)
         cameras = env._env.cameras
         if not 0 <= int(handle) < len(cameras) or cameras[int(handle)] is None:
             raise FakeError("%s: camera handle %r is not a camera of env %d" % (
@@ -55,14 +61,14 @@ class GraphicsMixin:
         return Transform(Vec3(*camera.eye.tolist()))
 
     def step_graphics(self, arg0):
-        _graphics(arg0._state, "step_graphics")
+        if arg0._state.graphics_device < 0:
+            return
         for env in arg0._state.envs:
             env.physics()
             env.graphics_qpos = env.fetched_qpos.copy()
 
     def render_all_camera_sensors(self, arg0):
         state = arg0._state
-        _graphics(state, "render_all_camera_sensors")
         for camera in state.cameras:
             camera.render()
 
@@ -72,14 +78,14 @@ class GraphicsMixin:
             return camera.color.copy()
         if arg3 == ImageType.IMAGE_DEPTH:
             return camera.depth.copy()
-        raise FakeError("get_camera_image: the fake renders IMAGE_COLOR and IMAGE_DEPTH only, "
-                        "got %r" % (arg3,))
+        raise fake_limit("get_camera_image: the fake renders IMAGE_COLOR and IMAGE_DEPTH only, "
+                         "got %r" % (arg3,))
 
     def start_access_image_tensors(self, arg0):
-        _graphics(arg0._state, "start_access_image_tensors")
+        """Nothing to guard: the fake's image tensors are not shared with a renderer."""
 
     def end_access_image_tensors(self, arg0):
-        _graphics(arg0._state, "end_access_image_tensors")
+        """Nothing to guard (see start_access_image_tensors)."""
 
     def destroy_camera_sensor(self, arg0, arg1, arg2):
         camera = self._camera(arg1, arg2, "destroy_camera_sensor")
@@ -91,7 +97,8 @@ class GraphicsMixin:
 
     def create_viewer(self, arg0, arg1):
         state = arg0._state
-        _graphics(state, "create_viewer")
+        if not _graphics(state, "create_viewer"):
+            return None
         closes = os.environ.get(VIEWER_CLOSES_ENV)
         viewer = ViewerState(state, int(closes) if closes else None)
         state.viewers.append(viewer)

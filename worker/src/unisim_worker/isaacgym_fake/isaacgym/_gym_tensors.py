@@ -1,16 +1,18 @@
 """Gym: the tensor API (acquire, refresh, set), as the SDK's docstrings describe it.
 
-Acquired buffers exist from ``prepare_sim`` on ("Prepares simulation with buffer
-allocations"); before it the fake refuses to hand one out. Setters take the full buffer
-("Full actor root states buffer should be provided for all actors") and, for the
-``_indexed`` forms, an int32 index tensor of actor indices; they return True.
+Buffers are allocated when first acquired, also before ``prepare_sim`` (IsaacGymEnvs'
+FrankaCubeStack acquires its tensors in ``create_sim``; see ``SimState.buffer``), and are
+the ones ``prepare_sim`` and ``refresh_*`` then fill. Setters take the full buffer ("Full
+actor root states buffer should be provided for all actors") and, for the ``_indexed``
+forms, an int32 index tensor of actor indices; they return True. When a setter's update
+takes effect, per pipeline: ``SimState.set``.
 """
 
 import numpy as np
 import torch
 
 from ._enums import TensorDataType
-from ._errors import FakeError, UnwrapError
+from ._errors import UnwrapError
 from ._types import Tensor
 
 # gymtorch's dtype table (the SDK's gymtorch.py): torch dtype -> gym dtype; int32 travels
@@ -43,18 +45,10 @@ def _tensor_of(data):
 
 class TensorMixin:
     def _acquire(self, sim, name, call):
-        state = sim._state
-        if not state.prepared:
-            raise FakeError("%s before prepare_sim: the SDK allocates the state buffers in "
-                            "prepare_sim, so a tensor acquired earlier is not the sim's; call "
-                            "gym.prepare_sim(sim) first" % call)
-        return _tensor_of(state.buffers[name])
+        return _tensor_of(sim._state.buffer(name, call))
 
     def _refresh(self, sim, name, call):
-        state = sim._state
-        if not state.prepared:
-            raise FakeError("%s before prepare_sim: there is no buffer to refresh yet" % call)
-        state.refresh(name)
+        sim._state.refresh(name)
         return True
 
     def acquire_actor_root_state_tensor(self, arg0):
@@ -96,21 +90,24 @@ class TensorMixin:
     # -- setters ----------------------------------------------------------------------
 
     def _set(self, sim, setter, tensor, indices, count, width, per_actor):
-        """Check the buffer and indices, then ``per_actor(actor, rows)`` for each actor
-        indexed (all actors without indices)."""
+        """Check the buffer and indices; then ``per_actor(actor, rows)`` for each actor
+        indexed (all actors without indices), when the pipeline applies it."""
         state = sim._state
-        if not state.prepared:
-            raise FakeError("%s before prepare_sim" % setter)
         per_dof = width in (1, 2) and setter.startswith("set_dof")
         total = state.count("dofs") if per_dof else state.count("actors")
         values = state.values(tensor, "%s's state tensor" % setter, total, width)
         ids = np.arange(len(state.actors)) if indices is None \
             else state.indices(indices, count, "%s's index tensor" % setter)
-        state.once_per_step(setter)  # after the checks: a refused call sets nothing
         offsets = state.dof_offsets()
-        for index in ids:
-            rows = values[offsets[index]:offsets[index + 1]] if per_dof else values[index]
-            per_actor(state.actors[index], rows)
+
+        def update():
+            if not state.prepared:
+                state.build()  # a setter before prepare_sim sets the scene built so far
+            for index in ids:
+                rows = values[offsets[index]:offsets[index + 1]] if per_dof else values[index]
+                per_actor(state.actors[index], rows)
+
+        state.set(setter, ids, update)  # after the checks: a refused call sets nothing
         return True
 
     def set_actor_root_state_tensor(self, arg0, arg1):

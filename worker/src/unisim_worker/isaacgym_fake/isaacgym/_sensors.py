@@ -15,15 +15,15 @@ root); adding gravity's wrench gives the net one.
 import mujoco
 import numpy as np
 
-from ._errors import FakeError
+from ._errors import fake_limit
 
 
 def check(props):
     """The fake reports net forces, forward dynamics and constraint forces together."""
     if not (props.enable_forward_dynamics_forces and props.enable_constraint_solver_forces):
-        raise FakeError("create_asset_force_sensor: the fake's sensors report the net force "
-                        "(forward dynamics and constraint solver forces together); it cannot "
-                        "leave either out: keep both enable_* properties True")
+        raise fake_limit("create_asset_force_sensor: the fake's sensors report the net force "
+                         "(forward dynamics and constraint solver forces together); it "
+                         "cannot leave either out: keep both enable_* properties True")
 
 
 def rows(env, gravity):

@@ -1,9 +1,23 @@
-"""A sim: its envs and actors, its state buffers, and the checks of tensors handed in.
+"""A sim: its envs and actors, its state buffers, its tensor setters' calls, and the checks
+of tensors handed in.
 
 Buffers (``acquire_*_tensor``) are torch float32 tensors on the pipeline's device
 (``cuda:<compute_device>`` with ``use_gpu_pipeline``, else the CPU: IsaacGymEnvs'
 ``VecTask`` puts its tensors there); they change only on ``refresh_*`` (the SDK's
 tensor API: "refresh" copies the latest state into the buffer).
+
+Setters called more than once between two simulates (the IsaacGym docs, Tensor API,
+"Limitations", programming/tensors.html): the GPU pipeline records a setter's values and
+applies them at the next ``simulate``, and "there should only be one call to a specific
+setter function in between calls to gym.simulate"; these limitations "don't apply with the
+CPU pipeline". IsaacGymEnvs issue #181 (a maintainer, citing the NVIDIA forum): "setter
+functions ... should only be called once in each simulation step". So the fake applies each
+call at once on the CPU pipeline, and on the GPU pipeline keeps only the last call of each
+setter until ``simulate``. The indices are read during the call (the docs' "Tensor
+Lifetime": a temporary index tensor must live until the call); the fake takes the values
+then too. Rows of an earlier call that the last one leaves out are lost on the GPU pipeline:
+the fake warns (``_errors.suspect``), on the CPU pipeline too, where they were applied but
+the same code on the GPU would lose them.
 """
 
 import sys
@@ -13,7 +27,7 @@ import torch
 
 from ._enums import ContactCollection
 from ._env import step_envs
-from ._errors import FakeError
+from ._errors import FakeError, suspect
 from ._ground import Ground
 from ._threads import Pool
 
@@ -38,7 +52,8 @@ class SimState:
         self.buffers = {}
         self.time = 0.0
         self.frames = 0
-        self.setters_since_simulate = set()
+        self.setter_rows = {}  # setter: actor indices of its last call since simulate
+        self.pending = {}  # GPU pipeline: setter: its last call's update, applied by simulate
         self.cameras = []  # _render.Camera, in creation order
         self.viewers = []
         self._compiled = {}  # an env's actor list (and ground): its compiled MjModel
@@ -79,6 +94,23 @@ class SimState:
         self.actors.append(actor)
         return len(env.actors) - 1
 
+    def close_aggregate(self, env):
+        _, _, self_collision, first = env.aggregate
+        env.aggregates.append((first, len(env.actors), self_collision))
+        env.aggregate = None
+        env.model = None
+
+    def close_open_aggregates(self, call):
+        """An aggregate left open (no end_aggregate) when ``call`` comes: the docs enclose an
+        aggregate's create_actor calls between begin_aggregate and end_aggregate and say no
+        more; the fake closes it, with a warning."""
+        for env in self.envs:
+            if env.aggregate is not None:
+                suspect(("aggregate", call), "%s with an aggregate still open in env %d: the "
+                        "fake closes it; call end_aggregate after its actors"
+                        % (call, env.index))
+                self.close_aggregate(env)
+
     def changed_ground(self):
         for env in self.envs:
             env.model = None
@@ -87,23 +119,46 @@ class SimState:
         if not self.actors:
             print("[isaacgym fake] prepare_sim: the sim has no actors", file=sys.stderr)
             return False
-        open_aggregates = [env.index for env in self.envs if env.aggregate is not None]
-        if open_aggregates:
-            raise FakeError("prepare_sim with an aggregate still open in env %d: call "
-                            "end_aggregate after its actors" % open_aggregates[0])
-        for env in self.envs:
-            env.physics()
-        for name, (width, rows) in BUFFERS.items():
-            shape = (self.count(rows), width) if width > 1 else (self.count(rows),)
-            self.buffers[name] = torch.zeros(shape, dtype=torch.float32, device=self.device)
+        self.close_open_aggregates("prepare_sim")
+        self.build()
+        for name in BUFFERS:
+            self.buffer(name, "prepare_sim")
         self.prepared = True
         for name in BUFFERS:
             self.refresh(name)
         return True
 
+    def buffer(self, name, call):
+        """State buffer ``name``, allocated when first acquired, before ``prepare_sim`` too:
+        IsaacGymEnvs' FrankaCubeStack acquires and wraps its state tensors in ``create_sim``
+        (``init_data``) and reads them after ``prepare_sim``, which VecTask calls next, so
+        the tensor handed out early is the one the sim fills. If actors were created since,
+        the buffer is resized in place (same torch storage) and the caller warned."""
+        width, rows = BUFFERS[name]
+        shape = (self.count(rows), width) if width > 1 else (self.count(rows),)
+        data = self.buffers.get(name)
+        if data is None:
+            data = self.buffers[name] = torch.zeros(shape, dtype=torch.float32,
+                                                    device=self.device)
+        elif tuple(data.shape) != shape:
+            suspect(("resized", name), "%s: the %s tensor was acquired for %d rows and the "
+                    "sim now has %d (actors were created after it was acquired); tensors "
+                    "wrapped before keep the old shape: acquire and wrap again after the "
+                    "last create_actor" % (call, name, data.shape[0], shape[0]))
+            data.resize_(shape).zero_()
+        return data
+
     # -- state ------------------------------------------------------------------------
 
+    def build(self):
+        """Every env's model, with the actors created so far (state before prepare_sim)."""
+        for env in self.envs:
+            env.physics()
+
     def refresh(self, name):
+        self.buffer(name, "refresh")
+        if not self.prepared:
+            self.build()  # a refresh before prepare_sim reads the scene built so far
         if name == "dof":  # at every simulate in legged_gym: written in place, no row arrays
             values = np.empty((self.count("dofs"), 2))
             offsets = self.dof_offsets().tolist()
@@ -133,28 +188,43 @@ class SimState:
 
     def simulate(self):
         """One step of every env, MuJoCo's part on the pool's threads (``_threads``,
-        ``_env.step_envs``); models are built first, on this thread (building shares the
-        compiled models)."""
+        ``_env.step_envs``), after the setters' pending updates; models are built first, on
+        this thread (building shares the compiled models)."""
+        for update in self.pending.values():
+            update()
+        self.pending.clear()
+        self.setter_rows.clear()
         dt, substeps = float(self.params.dt), int(self.params.substeps)
         gravity = np.array(self.gravity(), dtype=np.float64)
         cap = float(self.params.physx.max_depenetration_velocity)
-        for env in self.envs:
-            env.physics()
+        self.build()
         step_envs(self.envs, dt, substeps, gravity, cap, self.pool)
         self.time += dt
         self.frames += 1
-        self.setters_since_simulate = set()
 
     # -- tensors handed in ------------------------------------------------------------
 
-    def once_per_step(self, setter):
-        """The SDK applies one call of each setter per simulate: the last one (IsaacGymEnvs
-        #181, NVIDIA forum). The fake refuses the second call instead of losing the first."""
-        if setter in self.setters_since_simulate:
-            raise FakeError("%s called twice before simulate: the SDK keeps only the last call "
-                            "of a setter per step, so the first call's rows would be lost; "
-                            "call it once with the union of the indices" % setter)
-        self.setters_since_simulate.add(setter)
+    def set(self, setter, ids, update):
+        """One call of tensor setter ``setter`` on actor indices ``ids``: ``update()`` now
+        on the CPU pipeline, at the next ``simulate`` on the GPU pipeline, where a later
+        call of the same setter replaces it (see the module's docstring)."""
+        earlier = self.setter_rows.get(setter)
+        lost = np.setdiff1d(earlier, ids) if earlier is not None else ()
+        if len(lost):
+            listed = ", ".join(str(int(i)) for i in lost[:20]) + (", ..." if len(lost) > 20
+                                                                   else "")
+            suspect(("setter", setter), "%s called again before simulate without actor "
+                    "indices [%s] (%d) of its earlier call: the GPU pipeline applies only the "
+                    "last call of a setter per simulate, so it %s those rows (IsaacGym docs, "
+                    "Tensor API, Limitations): pass the union of the indices in one call"
+                    % (setter, listed, len(lost), "drops" if self.gpu
+                       else "would drop (the CPU pipeline applied)"))
+        self.setter_rows[setter] = ids
+        if self.gpu:
+            self.pending.pop(setter, None)
+            self.pending[setter] = update
+        else:
+            update()
 
     def values(self, tensor, what, rows, width):
         """The torch tensor behind ``tensor``, checked: float32, the pipeline's device,
@@ -196,7 +266,7 @@ class SimState:
 
 def _torch_of(tensor, what):
     data = getattr(tensor, "_torch", None)
-    if data is None:
-        raise FakeError("%s must be a gymapi.Tensor from gymtorch.unwrap_tensor, got %r"
+    if data is None:  # the SDK's binding refuses it: pybind11's TypeError
+        raise TypeError("%s must be a gymapi.Tensor from gymtorch.unwrap_tensor, got %r"
                         % (what, type(tensor).__name__))
     return data

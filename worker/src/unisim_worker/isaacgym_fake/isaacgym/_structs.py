@@ -8,7 +8,7 @@ docs/isaacgym.md ("Assumptions of the SDK fake").
 from typing import Any, ClassVar, Dict
 
 from ._enums import ContactCollection, DofDriveMode, MeshNormalMode, UpAxis
-from ._errors import FakeError
+from ._errors import fake_limit
 from ._types import Mat33, Transform, Vec3
 
 
@@ -137,8 +137,8 @@ class ActuatorProperties(_Fields):
     @property
     def type(self):
         """Read-only in the stubs, with no documented values: the fake refuses to invent them."""
-        raise FakeError("ActuatorProperties.type: the SDK documents no values for it, so the "
-                        "fake does not report one")
+        raise fake_limit("ActuatorProperties.type: the SDK documents no values for it, so "
+                         "the fake does not report one")
 
 
 class ForceSensorProperties(_Fields):

@@ -51,9 +51,6 @@ def random_uniform_terrain(terrain, min_height, max_height, step=1, downsampled_
     grid ``downsampled_scale`` metres apart (default: every sample), interpolated
     bilinearly to every sample and added."""
     spacing = terrain.horizontal_scale if downsampled_scale is None else downsampled_scale
-    if spacing < terrain.horizontal_scale:
-        raise ValueError("downsampled_scale %g is finer than horizontal_scale %g"
-                         % (spacing, terrain.horizontal_scale))
     low, high, unit = (_units(terrain, v) for v in (min_height, max_height, step))
     if unit < 1:
         raise ValueError("step %g is less than one vertical_scale (%g)"

@@ -163,7 +163,7 @@ def tf_combine(q1, t1, q2, t2):
 def get_axis_params(value, axis_idx, x_value=0.0, dtype=np.float64, n_dims=3):
     """A ``n_dims`` list with ``value`` at ``axis_idx``, ``x_value`` first: arguments for
     ``gymapi.Vec3`` (IsaacGymEnvs' up and gravity vectors)."""
-    if not 0 <= axis_idx < n_dims:
+    if not -n_dims <= axis_idx < n_dims:  # the SDK asserts axis_idx < n_dims
         raise ValueError("axis_idx %r is not an axis of %d dimensions" % (axis_idx, n_dims))
     params = np.zeros(n_dims)
     params[axis_idx] = value
