@@ -1,10 +1,10 @@
-"""The threads a sim steps its envs on: by default one per core this process may run on.
+"""The threads a sim's MuJoCo calls run on: by default one per core this process may run on.
 
-MuJoCo releases the GIL in ``mj_step`` and ``mj_forward``, so envs stepped on several
-threads run in parallel; the Python between those calls holds the GIL, which is why the
-per-env Python of a step is kept short (``_env.EnvSim.simulate``). Each env has its own
-MjModel and MjData and no env reads another's, so a step's results are the same, bit for
-bit, whatever the number of threads and whichever thread steps which env.
+Chunks of envs are stepped on them, each chunk's calls in one foreign call that holds no
+GIL (``_calls``), while the Python between the calls runs on the calling thread
+(``_env.step_envs``). Each env has its own MjModel and MjData and no env reads another's,
+so a step's results are the same, bit for bit, whatever the number of threads and
+whichever thread steps which env.
 
 ``UNISIM_FAKE_THREADS=N`` sets the number of threads (1: the calling thread alone). It is
 read at each ``simulate``, so a change takes effect at the next step. Unset, the number is
