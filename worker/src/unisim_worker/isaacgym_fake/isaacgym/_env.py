@@ -161,7 +161,8 @@ class EnvSim:
                        for start, end, selfish in self.aggregates)
 
     def begin(self, dt, substeps, gravity):
-        """Before a simulate's substeps: the step's settings and the actuators' inputs."""
+        """Before a simulate's substeps, on the sim's calling thread (``step_envs``): the
+        step's settings and the actuators' inputs."""
         model = self.model
         model.opt.timestep = dt / substeps
         model.opt.gravity[:] = gravity
@@ -274,6 +275,10 @@ def step_envs(envs, dt, substeps, gravity, cap, pool):
     solve. Under ``CC_ALL_SUBSTEPS`` (the docs' tensors.html: "the reported net contact
     forces will be aggregated for all substeps") each substep's net contact forces are
     kept, and their mean, the step's impulse over ``dt``, is reported."""
+    for env in envs:
+        env.begin(dt, substeps, gravity)
+    # the chunks hold the models' and datas' addresses: taken after ``begin``, which may
+    # give an env a new model
     threads = pool.threads() if len(envs) > 1 else 1
     if threads <= 1 or _calls.native() is None:  # all on this thread
         chunks, run = [_calls.Chunk(envs)], _at_once
@@ -281,8 +286,6 @@ def step_envs(envs, dt, substeps, gravity, cap, pool):
         size = -(-len(envs) // (2 * threads))  # two per thread: a balanced end
         chunks = [_calls.Chunk(envs[k:k + size]) for k in range(0, len(envs), size)]
         run = pool.submit
-    for env in envs:
-        env.begin(dt, substeps, gravity)
     for substep in range(substeps):
         stepping = []
         for chunk in chunks:
