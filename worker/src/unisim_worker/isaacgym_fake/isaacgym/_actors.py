@@ -121,8 +121,14 @@ class ActorSim:
         self.modes = self.props["driveMode"].astype(np.int64)
         self.forced = np.isin(self.modes, FORCED)
         self.max_velocity = self.props["velocity"].astype(np.float64)
+        self.min_velocity = -self.max_velocity
         self.friction = self.props["friction"].astype(np.float64)
         self.has_friction = bool(np.any(self.friction > 0))
+        # the one target every DOF is driven by, or None where the modes differ
+        sources = {POS: "position_target", VEL: "velocity_target", NONE: "effort",
+                   EFFORT: "effort"}
+        kinds = set(sources.get(mode, "zeros") for mode in self.modes.tolist())
+        self.drive = kinds.pop() if len(kinds) == 1 else None
         if self.model is None:
             return
         model = self.model
@@ -187,9 +193,18 @@ class ActorSim:
     # -- controls ---------------------------------------------------------------------
 
     def write_controls(self):
-        self.data.ctrl[self.actuators] = np.where(
-            self.modes == POS, self.position_target, np.where(
+        """Each DOF's actuator input from its drive mode's target (one array where every
+        DOF has the same mode: the Python here holds the GIL while the sim's threads step)."""
+        if not self.ndof:
+            return
+        if self.drive == "zeros":
+            values = 0.0
+        elif self.drive is not None:
+            values = getattr(self, self.drive)
+        else:
+            values = np.where(self.modes == POS, self.position_target, np.where(
                 self.modes == VEL, self.velocity_target, np.where(self.forced, self.effort, 0.0)))
+        self.data.ctrl[self.actuators] = values
 
     def limit_velocities(self):
         """The DOF property ``velocity`` ("Maximum velocity of DOF", NVIDIA forum's table of
@@ -199,9 +214,14 @@ class ActorSim:
         unconstrained ones it ends with, in ``computeJointAccelerations``; a clamp in joint
         space that leaves the root's velocity and the other joints' as they are, so it does
         not conserve momentum either). The fake clamps the DOF velocities before and after
-        each substep."""
+        each substep (``np.clip``'s arithmetic, in fewer calls: this runs under the GIL)."""
+        if not self.ndof:
+            return
         qvel = self.data.qvel
-        qvel[self.vadr] = np.clip(qvel[self.vadr], -self.max_velocity, self.max_velocity)
+        velocities = qvel[self.vadr]
+        np.maximum(velocities, self.min_velocity, out=velocities)
+        np.minimum(velocities, self.max_velocity, out=velocities)
+        qvel[self.vadr] = velocities
 
     def bound_friction(self):
         """The DOF property ``friction`` is PhysX's articulation joint friction coefficient
@@ -263,7 +283,14 @@ class ActorSim:
         return rows
 
     def dof_states(self):
-        return np.stack([self.data.qpos[self.qadr], self.data.qvel[self.vadr]], axis=1)
+        rows = np.empty((self.ndof, 2))
+        self.dof_states_into(rows)
+        return rows
+
+    def dof_states_into(self, rows):
+        """(position, velocity) of each DOF into ``rows`` (ndof, 2)."""
+        rows[:, 0] = self.data.qpos[self.qadr]
+        rows[:, 1] = self.data.qvel[self.vadr]
 
     def set_root_state(self, row):
         """A root state row (world frame): applied to the physics now; body states follow

@@ -26,8 +26,10 @@ import numpy as np
 import torch
 
 from ._enums import ContactCollection
+from ._env import step_envs
 from ._errors import FakeError, suspect
 from ._ground import Ground
+from ._threads import Pool
 
 BUFFERS = {  # name: (columns per row, rows counted in)
     "root": (13, "actors"), "dof": (2, "dofs"), "rigid_body": (13, "bodies"),
@@ -55,6 +57,7 @@ class SimState:
         self.cameras = []  # _render.Camera, in creation order
         self.viewers = []
         self._compiled = {}  # an env's actor list (and ground): its compiled MjModel
+        self.pool = Pool()  # the threads simulate steps the envs on (``_threads``)
 
     def compiled(self, key, compile_model):
         if key not in self._compiled:
@@ -156,10 +159,15 @@ class SimState:
         self.buffer(name, "refresh")
         if not self.prepared:
             self.build()  # a refresh before prepare_sim reads the scene built so far
+        if name == "dof":  # at every simulate in legged_gym: written in place, no row arrays
+            values = np.empty((self.count("dofs"), 2))
+            offsets = self.dof_offsets().tolist()
+            for actor, start, end in zip(self.actors, offsets[:-1], offsets[1:]):
+                actor.dof_states_into(values[start:end])
+            self.buffers[name].copy_(torch.from_numpy(values.astype(np.float32)))
+            return
         if name == "root":
             rows = [actor.root_state() for actor in self.actors]
-        elif name == "dof":
-            rows = [actor.dof_states() for actor in self.actors]
         elif name == "rigid_body":
             rows = [actor.body_states() for actor in self.actors]
         elif name == "net_contact_force":
@@ -179,15 +187,18 @@ class SimState:
         return [g.x, g.y, g.z]
 
     def simulate(self):
+        """One step of every env, MuJoCo's part on the pool's threads (``_threads``,
+        ``_env.step_envs``), after the setters' pending updates; models are built first, on
+        this thread (building shares the compiled models)."""
         for update in self.pending.values():
             update()
         self.pending.clear()
         self.setter_rows.clear()
         dt, substeps = float(self.params.dt), int(self.params.substeps)
-        gravity = self.gravity()
+        gravity = np.array(self.gravity(), dtype=np.float64)
         cap = float(self.params.physx.max_depenetration_velocity)
-        for env in self.envs:
-            env.simulate(dt, substeps, gravity, cap)
+        self.build()
+        step_envs(self.envs, dt, substeps, gravity, cap, self.pool)
         self.time += dt
         self.frames += 1
 
