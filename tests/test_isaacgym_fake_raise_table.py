@@ -18,7 +18,8 @@ from unisim.testing.isaacgym_fake_env import FAKE_ROOT
 FAKE = FAKE_ROOT / "isaacgym"
 DOC = Path(__file__).resolve().parent.parent / "docs" / "isaacgym.md"
 SECTION = "## Where the fake raises"
-KINDS = {"SDK fails", "SDK reports", "fake's limit", "strict only", "fake's bug"}
+KINDS = {"SDK fails", "SDK reports", "fake's limit", "strict only", "fake's bug", "fake's setting",
+         "passed on"}
 
 
 def _literal(node: ast.expr | None) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .errors import SetupError
+from .process import worker_dir
 
 ENV_VAR = "UNISIM_WORKER_PYTHON"
 PY38_VAR = "UNISIM_PY38"
@@ -55,7 +56,7 @@ def _isaacgym(python: str | Path | None) -> Found:
 
 # How to find each interpreter an engine folder may name (``declared_interpreter``).
 HOOKS: dict[str, Callable[[str | Path | None], Found]] = {"isaacgym": _isaacgym}
-ENGINES = Path(__file__).resolve().parent / "worker" / "engines"
+ENGINES = worker_dir() / "engines"
 
 
 def declared_interpreter(engine: str) -> str | None:

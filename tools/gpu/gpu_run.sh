@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU run, in one command on a GPU machine: the tests that need a GPU, then the GPU data
-# plane benchmark and the task bridge's on the GPU and CPU pipelines. Runs from a folder staged by
+# plane benchmark, the task bridge's on the GPU and CPU pipelines and the SDK fake's threads.
+# Runs from a folder staged by
 # `make gpu-stage` (wheels/ holding unisim's wheel and MJX's, tests/, benchmarks/, tools/,
 # examples/ (the CI's IsaacGym tasks), pyproject.toml; gl/ with the EGL loader packages a
 # bare machine lacks, for the IsaacGym fake's cameras), with no network: it installs the
@@ -37,4 +38,9 @@ timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --py
 timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --python python3 \
   --sizes 64 1024 4096 --json "$out/task-bridge-16core.json" 2>&1 \
   | tee "$out/task-bridge-16core.log" || status=1
+# The SDK fake on one thread and on this machine's cores (`--saved FILE --name
+# isaacgym-fake-threads-16core --publish`).
+timeout "${FAKE_LIMIT:-300}" python3 -m benchmarks.isaacgym_fake.threads --python python3 \
+  --json "$out/isaacgym-fake-threads-16core.json" 2>&1 \
+  | tee "$out/isaacgym-fake-threads-16core.log" || status=1
 exit $status

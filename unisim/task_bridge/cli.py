@@ -33,9 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="runs", help="parent folder of the run folder")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds the worker may "
-                        "take to build the task or to answer a step (a big task on a busy "
-                        "machine may need more)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for "
+                        "one step of the task (raise it for thousands of envs on few cores)")
 
 
 def run(args: argparse.Namespace, echo: Callable[[str], None] = print) -> int:

@@ -9,7 +9,8 @@ As legged_gym's forks do, and the SDK allows: every env is reset in ``__init__``
 by the runner's ``reset()`` before the first simulate; and the push, after the step's
 resets, sets the root state of the envs whose episode length is a multiple of the push
 interval with a second indexed call (the envs just reset are among them, so this last call
-covers the reset's rows, which the GPU pipeline would otherwise drop).
+covers the reset's rows, which the GPU pipeline would otherwise drop), as unitree_rl_gym's
+``LeggedRobot`` does.
 """
 
 import math

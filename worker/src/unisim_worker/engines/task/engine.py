@@ -14,8 +14,10 @@ does. A RESET resets the flagged envs that are not at the start of an episode al
 (``reset_idx``, then ``compute_observations``). Python 3.8.
 """
 
+import contextlib
 import inspect
 import sys
+import threading
 
 import numpy as np
 
@@ -25,6 +27,28 @@ from ..base import Engine
 from . import build
 
 LOG = "episode"  # the extras entry whose scalars go to the log slot
+
+
+@contextlib.contextmanager
+def _alive(worker, text, every=10.0):
+    """A progress frame every ``every`` seconds while the task builds: each re-arms the
+    host's setup deadline (60 s), which legged_gym's 4096 envs on the SDK fake outlast on a
+    few cores. The frames stop before the block ends, so they never interleave with the
+    reply or an error."""
+    stop = threading.Event()
+
+    def beat():
+        while not stop.wait(every):
+            worker.progress(0, 1, text)
+
+    worker.progress(0, 1, text)
+    thread = threading.Thread(target=beat, name="unisim-build-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 class TaskEngine(Engine):
@@ -40,12 +64,13 @@ class TaskEngine(Engine):
         options = spec.get("options") or {}
         device = _device(spec, options)
         self.device_resident = device != "cpu"
-        worker.progress(0, 1, "building the task")
-        task, style = build.build(options, num_envs, device)
-        self.task, self.style = task, style
-        if int(task.num_envs) != num_envs:
-            raise ValueError("the task built %d envs, asked for %d" % (task.num_envs, num_envs))
-        self.first = style.first(task)
+        with _alive(worker, "building the task"):
+            task, style = build.build(options, num_envs, device)
+            self.task, self.style = task, style
+            if int(task.num_envs) != num_envs:
+                raise ValueError("the task built %d envs, asked for %d"
+                                 % (task.num_envs, num_envs))
+            self.first = style.first(task)
         extras = self.first[4]
         episode = extras.get(LOG) or {}
         self.log_names = sorted(k for k, v in episode.items() if _scalar(v) is not None)

@@ -73,6 +73,7 @@ class ActorSim:
                                         self.nbody, self.asset.shape_count))
         joints = [model.joint(prefix + name).id for name in self.asset.dof_names]
         self.qadr, self.vadr = model.jnt_qposadr[joints], model.jnt_dofadr[joints]
+        self.dof_bodies = model.dof_bodyid[self.vadr]
         self.joints = np.array(joints, dtype=np.int64)
         self.actuators = np.array([model.actuator(prefix + DRIVE_PREFIX + name).id
                                    for name in self.asset.dof_names], dtype=np.int64)
@@ -116,12 +117,21 @@ class ActorSim:
     # -- properties -------------------------------------------------------------------
 
     def set_props(self, props):
-        """DOF properties into the model: drive gains, effort and joint limits, armature,
-        friction."""
+        """DOF properties into the model: drive gains, effort and joint limits, armature;
+        velocity limits and friction act at each substep (``limit_velocities``,
+        ``bound_friction``)."""
         self.props = props.copy()
         self.modes = self.props["driveMode"].astype(np.int64)
         self.forced = np.isin(self.modes, FORCED)
         self.max_velocity = self.props["velocity"].astype(np.float64)
+        self.min_velocity = -self.max_velocity
+        self.friction = self.props["friction"].astype(np.float64)
+        self.has_friction = bool(np.any(self.friction > 0))
+        # the one target every DOF is driven by, or None where the modes differ
+        sources = {POS: "position_target", VEL: "velocity_target", NONE: "effort",
+                   EFFORT: "effort"}
+        kinds = set(sources.get(mode, "zeros") for mode in self.modes.tolist())
+        self.drive = kinds.pop() if len(kinds) == 1 else None
         if self.model is None:
             return
         model = self.model
@@ -139,19 +149,38 @@ class ActorSim:
             if p["hasLimits"]:
                 model.jnt_range[joint] = (p["lower"], p["upper"])
             model.dof_armature[self.vadr[k]] = p["armature"]
-            model.dof_frictionloss[self.vadr[k]] = p["friction"]
+            model.dof_frictionloss[self.vadr[k]] = 0.0  # bound_friction's, before a substep
 
     def body_properties(self):
         model = self.model
         return [(float(model.body_mass[b]), model.body_ipos[b].copy(),
                  model.body_inertia[b].copy()) for b in self.bodies]
 
-    def set_body_properties(self, rows):
-        self.body_props = [(float(m), np.array(c, float), np.array(i, float)) for m, c, i in rows]
-        for body, (mass, com, inertia) in zip(self.bodies, self.body_props):
-            self.model.body_mass[body] = mass
-            self.model.body_ipos[body] = com
-            self.model.body_inertia[body] = inertia
+    def set_body_properties(self, rows, recompute_inertia=False):
+        """Each body's (mass, centre of mass, principal inertia), then the constants MuJoCo
+        derives from masses (``mj_setConst``: the bodies' and DOFs' inverse weights that
+        scale contact softness, subtree masses), as a model compiled with them would have.
+
+        ``recompute_inertia`` (set_actor_rigid_body_properties' "flag for recomputing
+        inertia tensor on a mass change"; the release notes: "recomputing the inertia
+        tensors of rigid bodies when their mass is changed") scales a body's inertia by its
+        new mass over its current one. PhysX recomputes the inertia from the body's shapes
+        at the new mass (PxRigidBodyExt::setMassAndUpdateInertia: shapes of one density),
+        which for shapes that do not change is the old inertia so scaled; IsaacLab's
+        ``randomize_rigid_body_mass(recompute_inertia=True)`` scales it so too. A body whose
+        file gives an inertia of its own keeps that distribution of mass."""
+        props = [(float(m), np.array(c, float), np.array(i, float)) for m, c, i in rows]
+        if recompute_inertia:
+            current = self.model.body_mass[self.bodies]
+            props = [(m, c, i * (m / old) if old > 0 else i)
+                     for (m, c, i), old in zip(props, current)]
+        self.body_props = props
+        model = self.model
+        for body, (mass, com, inertia) in zip(self.bodies, props):
+            model.body_mass[body] = mass
+            model.body_ipos[body] = com
+            model.body_inertia[body] = inertia
+        mujoco.mj_setConst(model, mujoco.MjData(model))  # scratch data: the env's state stays
 
     def set_shape_friction(self, friction):
         self.shape_friction = np.array(friction, dtype=np.float64)
@@ -167,15 +196,53 @@ class ActorSim:
     # -- controls ---------------------------------------------------------------------
 
     def write_controls(self):
-        self.data.ctrl[self.actuators] = np.where(
-            self.modes == POS, self.position_target, np.where(
+        """Each DOF's actuator input from its drive mode's target (one array where every
+        DOF has the same mode: the Python here holds the GIL while the sim's threads step)."""
+        if not self.ndof:
+            return
+        if self.drive == "zeros":
+            values = 0.0
+        elif self.drive is not None:
+            values = getattr(self, self.drive)
+        else:
+            values = np.where(self.modes == POS, self.position_target, np.where(
                 self.modes == VEL, self.velocity_target, np.where(self.forced, self.effort, 0.0)))
+        self.data.ctrl[self.actuators] = values
 
     def limit_velocities(self):
-        """The DOF properties' "velocity: Maximum velocity" (the docs' DOF properties
-        table), enforced after each substep as PhysX's maximum joint velocity is."""
+        """The DOF property ``velocity`` ("Maximum velocity of DOF", NVIDIA forum's table of
+        the DOF properties) is PhysX's maximum joint velocity, which PhysX enforces by
+        clamping each joint velocity of the articulation (PhysX 4.1's Featherstone solver:
+        the joint velocities a step starts from, in ``computeLinkVelocities``, and the
+        unconstrained ones it ends with, in ``computeJointAccelerations``; a clamp in joint
+        space that leaves the root's velocity and the other joints' as they are, so it does
+        not conserve momentum either). The fake clamps the DOF velocities before and after
+        each substep (``np.clip``'s arithmetic, in fewer calls: this runs under the GIL)."""
+        if not self.ndof:
+            return
         qvel = self.data.qvel
-        qvel[self.vadr] = np.clip(qvel[self.vadr], -self.max_velocity, self.max_velocity)
+        velocities = qvel[self.vadr]
+        np.maximum(velocities, self.min_velocity, out=velocities)
+        np.minimum(velocities, self.max_velocity, out=velocities)
+        qvel[self.vadr] = velocities
+
+    def bound_friction(self):
+        """The DOF property ``friction`` is PhysX's articulation joint friction coefficient
+        (the release notes: "Exposed joint armature and joint friction in PhysX"; "a
+        generalized friction force is calculated as DOF force multiplied by friction",
+        NVIDIA forum's table; PxArticulationJointReducedCoordinate::setFrictionCoefficient:
+        ``|F_resist| <= coefficient * (|F_trans| + |T_trans|)`` per axis, for the spatial
+        force the joint transmits from parent to child): a Coulomb friction bounded by the
+        joint's load, not a constant. The fake sets MuJoCo's dry friction of each DOF to
+        that bound, from the force its body got from its parent in the last solve
+        (``cfrc_int``, about the tree's centre of mass: moved to the body's, where PhysX
+        puts its link frames). Needs ``mj_rnePostConstraint`` first (``EnvSim``)."""
+        model, data, bodies = self.model, self.data, self.dof_bodies
+        wrench = data.cfrc_int[bodies]
+        centre = data.subtree_com[model.body_rootid[bodies]]
+        torque = wrench[:, 0:3] + np.cross(centre - data.xipos[bodies], wrench[:, 3:6])
+        load = np.linalg.norm(wrench[:, 3:6], axis=1) + np.linalg.norm(torque, axis=1)
+        model.dof_frictionloss[self.vadr] = self.friction * load
 
     def dof_force_row(self):
         """The DOF forces (drive and actuation), zero unless enabled: "the returned forces
@@ -219,7 +286,14 @@ class ActorSim:
         return rows
 
     def dof_states(self):
-        return np.stack([self.data.qpos[self.qadr], self.data.qvel[self.vadr]], axis=1)
+        rows = np.empty((self.ndof, 2))
+        self.dof_states_into(rows)
+        return rows
+
+    def dof_states_into(self, rows):
+        """(position, velocity) of each DOF into ``rows`` (ndof, 2)."""
+        rows[:, 0] = self.data.qpos[self.qadr]
+        rows[:, 1] = self.data.qvel[self.vadr]
 
     def set_root_state(self, row):
         """A root state row (world frame): applied to the physics now; body states follow

@@ -39,11 +39,27 @@ def mix(model):
     slide = (f1[:, 0] + f2[:, 0]) / 2
     spin, roll = np.maximum(f1[:, 1], f2[:, 1]), np.maximum(f1[:, 2], f2[:, 2])
     model.pair_friction[:] = np.stack([slide, slide, spin, roll, roll], axis=1)
-    m1, m2 = model.geom_solmix[one], model.geom_solmix[two]
-    total = m1 + m2
-    weight = np.where(total > 0, m1 / np.where(total > 0, total, 1.0), 0.5)[:, None]
+    weight = _weight(model, one, two)
     model.pair_solref[:] = weight * model.geom_solref[one] + (1 - weight) * model.geom_solref[two]
     model.pair_solimp[:] = weight * model.geom_solimp[one] + (1 - weight) * model.geom_solimp[two]
     model.pair_margin[:] = np.maximum(model.geom_margin[one], model.geom_margin[two])
     model.pair_gap[:] = np.maximum(model.geom_gap[one], model.geom_gap[two])
     model.pair_dim[:] = np.maximum(model.geom_condim[one], model.geom_condim[two])
+
+
+def pair_timeconst_weights(model, timeconst):
+    """What ``mix`` gives each pair's time constant when the geoms' are
+    ``max(timeconst, floor)``: (weight, 1 - weight, the first geoms' ``timeconst``, the
+    second's), so that ``weight * max(first, floor) + (1 - weight) * max(second, floor)``
+    is the pairs' (``EnvSim.limit_depenetration``, at up to every substep, computes only
+    that)."""
+    one, two = model.pair_geom1, model.pair_geom2
+    weight = _weight(model, one, two)[:, 0]
+    return weight, 1 - weight, timeconst[one], timeconst[two]
+
+
+def _weight(model, one, two):
+    """Each pair's weight of its first geom (MuJoCo's solmix rule), as a column."""
+    m1, m2 = model.geom_solmix[one], model.geom_solmix[two]
+    total = m1 + m2
+    return np.where(total > 0, m1 / np.where(total > 0, total, 1.0), 0.5)[:, None]

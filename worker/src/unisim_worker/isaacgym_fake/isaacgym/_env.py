@@ -19,10 +19,12 @@ import xml.etree.ElementTree as ElementTree
 import mujoco
 import numpy as np
 
-from . import _attractors, _tendons
-from ._contacts import add_ground_pairs, mix
+from . import _attractors, _calls, _sensors, _tendons
+from ._contacts import add_ground_pairs, mix, pair_timeconst_weights
+from ._enums import ContactCollection
 from ._errors import fake_limit, log_error
 from ._mjcf import spec_from_string
+from ._window import Window, grown
 
 # The compiler settings an attached asset carries into the env's model. MjSpec applies
 # the parent spec's (the env's) settings to attached bodies, so the env takes the
@@ -45,11 +47,16 @@ class EnvSim:
         self.actors = []  # ActorSim, in creation order
         self.model = None
         self.data = None
+        self.window = None  # _window.Window: the ground's height fields around the actors
+        self.extent = sim.ground.extent  # the windows' width, m
         self.aggregate = None  # the open aggregate: [max_bodies, max_shapes, self_collision, first]
         self.aggregates = []  # closed ones: (first actor, end actor, self_collision)
         self.cameras = []  # _render.Camera, by handle (None once destroyed)
         self.names = []  # actor names, by handle
         self.fetched_qpos = self.graphics_qpos = None  # fetch_results' copy, step_graphics'
+        self.solved = False  # whether a simulate ran since the model was built
+        self.step_forces = None  # CC_ALL_SUBSTEPS: the mean of its substeps' contact forces
+        self.sensor_rows = None  # force sensor readings of the last simulate, if any sensor
 
     def add(self, actor):
         if self.aggregate is not None:
@@ -80,10 +87,10 @@ class EnvSim:
         groups = {-1: -1}
         actors = tuple((a.asset, groups.setdefault(a.group, len(groups) - 1), a.filter)
                        for a in self.actors)
-        return (actors, tuple(self.aggregates), self.sim.ground.key(self.origin),
+        return (actors, tuple(self.aggregates), self.sim.ground.key(), self.extent,
                 _attractors.key(self))
 
-    def _build(self):
+    def _build(self, building=True):
         saved = [(actor, actor.save()) for actor in self.actors if actor.bound()]
         compiled = self.sim.compiled(self._key(), self._compile)
         self.model = copy.deepcopy(compiled)  # DOF and body properties differ per env
@@ -98,10 +105,26 @@ class EnvSim:
         for actor, state in saved:
             actor.restore(state)
         mix(model)
+        self.window = Window(self.sim.ground, model, self.origin)
+        if self._follow(model, self.data, building):
+            return
+        # On height fields, bodies and velocities but no contacts until the first simulate:
+        # legged_gym creates its robots inside the ground (z = 0, until their first reset),
+        # where MuJoCo makes a contact per height-field prism a shape touches, whose solver
+        # rows would hold 0.5 MB of each env's MjData arena resident for good (on a plane
+        # they are few, and the first step keeps reading them as before)
+        contacts = int(mujoco.mjtDisableBit.mjDSBL_CONTACT) if self.window.panes else 0
+        model.opt.disableflags |= contacts
         mujoco.mj_forward(model, self.data)
+        model.opt.disableflags &= ~contacts
         self.fetched_qpos = self.data.qpos.copy()
         self.graphics_qpos = self.data.qpos.copy()
         self.timeconst = model.geom_solref[:, 0].copy()  # the contacts' own, when shallow
+        self.shallow = self.floor = float(self.timeconst.min()) if model.ngeom else 0.0
+        self.pair_timeconsts = pair_timeconst_weights(model, self.timeconst)
+        self.solved = False  # no simulate yet: nothing solved to report
+        sensors = sum(len(actor.sensors) for actor in self.actors)
+        self.sensor_rows = np.zeros((sensors, 6)) if sensors else None
 
     def _compile(self):
         spec = mujoco.MjSpec()
@@ -120,7 +143,7 @@ class EnvSim:
                                      self.actors[first].asset.path))
         for k, child in enumerate(children):
             spec.worldbody.add_frame().attach_body(child.worldbody.first_body(), prefix(k), "")
-        self.sim.ground.add_to(spec, self.origin)
+        self.sim.ground.add_to(spec, self.extent)
         model = spec.compile()
         for one, other in self._filtered(model):
             exclude = spec.add_exclude()
@@ -131,6 +154,19 @@ class EnvSim:
         # PhysX drives are implicit: keep them stable
         model.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
         return model
+
+    def _follow(self, model, data, building):
+        """Move the ground's windows to the actors; if they need wider ones, rebuild the model
+        with them (state kept) and say so. While the sim is being built, the envs built next
+        start with the wider windows (during a step, envs share nothing)."""
+        needed = self.window.follow(model, data)
+        if needed is None:
+            return False
+        self.extent = grown(self.extent, needed)
+        if building:
+            self.sim.ground.extent = max(self.sim.ground.extent, self.extent)
+        self._build(building)
+        return True
 
     def _filtered(self, model):
         """Body name pairs that must not collide (group, filter and aggregate rules)."""
@@ -155,50 +191,188 @@ class EnvSim:
         return not any(start <= i < end and start <= j < end and not selfish and i != j
                        for start, end, selfish in self.aggregates)
 
-    def simulate(self, dt, substeps, gravity, cap):
-        """One ``gym.simulate`` of this env: ``substeps`` MuJoCo steps of ``dt / substeps``."""
-        model, data = self.physics()
+    def begin(self, dt, substeps, gravity):
+        """Before a simulate's substeps, on the sim's calling thread (``step_envs``): the
+        ground's windows moved to the actors (wider ones give the env a new model), the
+        step's settings and the actuators' inputs."""
+        self._follow(self.model, self.data, False)
+        model = self.model
         model.opt.timestep = dt / substeps
         model.opt.gravity[:] = gravity
+        self.substeps = substeps
+        self.every = substeps > 1 and (self.sim.params.physx.contact_collection
+                                       == ContactCollection.CC_ALL_SUBSTEPS)
+        self.impulses = 0.0
         for actor in self.actors:
             actor.write_controls()
-        for _ in range(substeps):
-            self.limit_depenetration(cap)
-            mujoco.mj_step(model, data)
-            for actor in self.actors:
-                actor.limit_velocities()
-        mujoco.mj_forward(model, data)  # bodies, velocities and contacts of the new state
+
+    def before_substep(self, cap):
+        self.limit_depenetration(cap)
+        self.limit_dofs()
+
+    def after_substep(self):
+        if self.every:
+            self.impulses = self.impulses + self._solver_forces()
+
+    def finish(self, gravity):
+        """After the substeps, before the new state's kinematics (``KINEMATICS``)."""
+        for actor in self.actors:
+            actor.limit_velocities()
+        self.solved = True
+        self.step_forces = self.impulses / self.substeps if self.every else None
+        if self.sensor_rows is not None:
+            self.sensor_rows = _sensors.rows(self, gravity)
+
+    def limit_dofs(self):
+        """Before a substep: each DOF within its maximum velocity, and its friction bound from
+        the load its joint carries (``_actors``); the load is MuJoCo's ``cfrc_int``, the
+        force each body gets from its parent in the last solve."""
+        if any(actor.has_friction for actor in self.actors):
+            mujoco.mj_rnePostConstraint(self.model, self.data)
+        for actor in self.actors:
+            actor.limit_velocities()
+            if actor.has_friction:
+                actor.bound_friction()
 
     def limit_depenetration(self, cap):
         """PhysX pushes penetrating shapes apart at most at ``max_depenetration_velocity``
         (PhysXParams; legged_gym sets 1 m/s and starts its robots inside the ground).
         MuJoCo's soft contacts recover a penetration ``d`` in about the contact time
         constant ``tc`` (solref), at about ``d / tc``: while the deepest contact needs it,
-        ``tc`` grows to ``d / cap``."""
-        model, data = self.model, self.data
-        depth = -float(np.min(data.contact.dist)) if data.ncon else 0.0
-        wanted = np.maximum(self.timeconst, depth / max(cap, 1e-9))
-        if not np.array_equal(wanted, model.geom_solref[:, 0]):
-            model.geom_solref[:, 0] = wanted
-            mix(model)
+        ``tc`` grows to ``d / cap``. The time constants are ``max(tc, floor)`` for one floor
+        (at least the smallest ``tc``, where they are the contacts' own), so the model is
+        changed only when that floor changes, the pairs' as ``mix`` would mix them."""
+        data = self.data
+        depth = -float(data.contact.dist.min()) if data.ncon else 0.0
+        floor = max(depth / max(cap, 1e-9), self.shallow)
+        if floor != self.floor:
+            self.floor = floor
+            model = self.model
+            model.geom_solref[:, 0] = np.maximum(self.timeconst, floor)
+            weight, rest, first, second = self.pair_timeconsts
+            model.pair_solref[:, 0] = weight * np.maximum(first, floor) \
+                + rest * np.maximum(second, floor)
 
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 
     def contact_forces(self):
-        """Net contact force on each body but the world, world frame (the force on geom2 is
-        +f, on geom1 -f: MuJoCo's contact normal points from geom1 to geom2)."""
+        """Net contact force on each body but the world, world frame: the last simulate's
+        (``simulate``), zero before the first."""
+        if not self.solved:
+            return np.zeros((self.model.nbody - 1, 3))
+        return self.step_forces if self.step_forces is not None else self._solver_forces()
+
+    def _solver_forces(self):
+        """Net contact forces from the contacts and constraint forces of the last solve,
+        each contact's force as ``mj_contactForce`` gives it (``contact_frame_forces``),
+        for all contacts at once (this runs under the GIL). The force on geom2 is +f, on
+        geom1 -f: MuJoCo's contact normal points from geom1 to geom2."""
         model, data = self.model, self.data
         forces = np.zeros((model.nbody, 3))
-        wrench = np.zeros(6)
-        for i in range(data.ncon):
-            contact = data.contact[i]
-            if contact.efc_address < 0:
-                continue
-            mujoco.mj_contactForce(model, data, i, wrench)
-            world = contact.frame.reshape(3, 3).T @ wrench[0:3]
-            forces[model.geom_bodyid[contact.geom2]] += world
-            forces[model.geom_bodyid[contact.geom1]] -= world
+        contact = data.contact
+        active = np.flatnonzero(contact.efc_address >= 0) if data.ncon else ()
+        if len(active):
+            local = contact_frame_forces(model, data, active)
+            world = np.einsum("nji,nj->ni", contact.frame[active].reshape(-1, 3, 3), local)
+            np.add.at(forces, model.geom_bodyid[contact.geom2[active]], world)
+            np.subtract.at(forces, model.geom_bodyid[contact.geom1[active]], world)
         return forces[1:]
+
+    def force_sensors(self):
+        """(sensors, 6): the readings of the last simulate (zero before the first)."""
+        return self.sensor_rows if self.sensor_rows is not None else np.zeros((0, 6))
+
+
+# After a step: the new state's bodies, centres of mass and velocities; no new collision or
+# solve (``EnvSim.simulate``).
+KINEMATICS = (mujoco.mj_kinematics, mujoco.mj_comPos, mujoco.mj_comVel)
+
+
+def step_envs(envs, dt, substeps, gravity, cap, pool):
+    """One ``gym.simulate`` of each env: ``substeps`` MuJoCo steps of ``dt / substeps``.
+
+    MuJoCo's calls run on ``pool``'s threads, for chunks of envs, each chunk's in one
+    foreign call that holds no GIL (``_calls``); the Python between them (controls,
+    depenetration, velocity limits, sensors) runs here, on the calling thread, chunk after
+    chunk while the pool steps the chunks handed to it. The GIL then changes hands once per
+    chunk and call, not at every numpy call of every env (numpy gives it up in its loops,
+    and on a virtual machine each hand-over between threads costs a wake-up). Envs are
+    independent, so each env's results are the same for any chunks and threads.
+
+    It reports what its solver computed, as the SDK reports what its last simulate
+    computed: ``mj_step`` solves at the state a substep starts from and then integrates,
+    so after the last one ``data.contact``, ``efc_force``, ``qacc`` and the actuator
+    forces are those of its solve. They stay so (net contact forces and DOF forces read
+    them; force sensors are read here, from the same solve); only the kinematics of the
+    new state follow (bodies, centres of mass, velocities), with no new collision or
+    solve. Under ``CC_ALL_SUBSTEPS`` (the docs' tensors.html: "the reported net contact
+    forces will be aggregated for all substeps") each substep's net contact forces are
+    kept, and their mean, the step's impulse over ``dt``, is reported."""
+    for env in envs:
+        env.begin(dt, substeps, gravity)
+    # the chunks hold the models' and datas' addresses: taken after ``begin``, which may
+    # give an env a new model
+    threads = pool.threads() if len(envs) > 1 else 1
+    if threads <= 1 or _calls.native() is None:  # all on this thread
+        chunks, run = [_calls.Chunk(envs)], _at_once
+    else:
+        size = -(-len(envs) // (2 * threads))  # two per thread: a balanced end
+        chunks = [_calls.Chunk(envs[k:k + size]) for k in range(0, len(envs), size)]
+        run = pool.submit
+    for substep in range(substeps):
+        stepping = []
+        for chunk in chunks:
+            for env in chunk.envs:
+                env.before_substep(cap)
+            stepping.append(run(chunk.each, (mujoco.mj_step,)))
+        moving = []
+        for chunk, stepped in zip(chunks, stepping):
+            stepped()
+            for env in chunk.envs:
+                env.after_substep()
+            if substep == substeps - 1:
+                for env in chunk.envs:
+                    env.finish(gravity)
+                moving.append(run(chunk.each, KINEMATICS))
+        for moved in moving:
+            moved()
+
+
+def _at_once(function, *args):
+    """``function(*args)`` now, on this thread; returns a wait that has nothing to wait for
+    (``Pool.submit``'s form)."""
+    function(*args)
+    return _done
+
+
+def _done():
+    pass
+
+
+def contact_frame_forces(model, data, rows):
+    """(len(rows), 3): the force of each contact of ``rows`` (each with a constraint) in its
+    contact frame, normal first, as ``mj_contactForce`` computes it: a pyramidal cone's
+    edge forces decoded (``mju_decodePyramid``: the normal is their sum, each tangent the
+    difference of its pair times its friction), an elliptic cone's read as they are."""
+    contact = data.contact
+    address, dims = contact.efc_address[rows], contact.dim[rows]
+    pyramidal = model.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
+    local = np.zeros((len(rows), 3))
+    for dim in np.unique(dims).tolist():
+        which = np.flatnonzero(dims == dim)
+        if dim == 1 or not pyramidal:
+            width = min(dim, 3)
+            local[which, :width] = data.efc_force[address[which, None] + np.arange(width)]
+            continue
+        edges = data.efc_force[address[which, None] + np.arange(2 * (dim - 1))]
+        normal = edges[:, 0].copy()
+        for k in range(1, 2 * (dim - 1)):  # in mju_decodePyramid's order
+            normal += edges[:, k]
+        local[which, 0] = normal
+        for k in range(min(dim - 1, 2)):
+            local[which, k + 1] = (edges[:, 2 * k] - edges[:, 2 * k + 1]) \
+                * contact.friction[rows[which], k]
+    return local
 
 
 def _named_bodies(xml):

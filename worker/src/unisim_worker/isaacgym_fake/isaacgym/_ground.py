@@ -1,8 +1,11 @@
-"""The sim's ground: a plane, height fields and triangle meshes, in every env's model.
+"""The sim's ground: a plane, height fields and triangle meshes, held once for all envs.
 
 The SDK adds them to the sim once (``add_ground``, ``add_heightfield``,
-``add_triangle_mesh``); the fake puts a copy into each env's MuJoCo model, in the env's
-frame (world coordinates minus the env origin), colliding with every actor.
+``add_triangle_mesh``). The fake's envs are MuJoCo models of their own, so each holds the
+plane and, of each height field, a window around its actors (``_window``), in the env's
+frame (world coordinates minus the env origin), colliding with every actor; the samples
+themselves are held here, once. A legged_gym terrain is 1,300 x 2,100 samples (2,599 x
+4,199 as ``_terrain_mesh`` samples its mesh): a copy in each of 4096 envs took 45 GB.
 
 Height fields: sample ``k`` of the int16 array (C order) is row ``k % nbRows``, column
 ``k // nbRows`` ("Column-major order", add_heightfield's docstring); the column runs
@@ -11,8 +14,8 @@ along x (spacing column_scale) and the row along y (row_scale), so that legged_g
 ``(i, j) * horizontal_scale + transform.p``, where its height lookups expect it.
 Heights are ``sample * vertical_scale + transform.p.z``.
 Triangle meshes are terrain: MuJoCo collides with the convex hull of a mesh, so the fake
-samples the mesh's top surface into a height field (one sample per smallest vertex
-spacing) instead; a mesh is refused if it has no extent in x or y.
+samples the mesh's top surface into a height field (``_terrain_mesh``); a mesh is refused
+if it has no extent in x or y.
 """
 
 import mujoco
@@ -20,19 +23,38 @@ import numpy as np
 
 from ._contacts import GROUND_PREFIX
 from ._errors import FakeError, fake_limit, suspect
+from ._terrain_mesh import rasterise
+from ._window import EXTENT
 
 BASE = 1.0  # depth of a height field's solid base below its lowest sample, m
+
+
+class Field:
+    """One height field: its samples in [0, 1] as MuJoCo's ``hfield_data`` holds them, (ny,
+    nx) float32 with rows along y, and where they lie."""
+
+    def __init__(self, heights, spacing, corner, friction):
+        self.shape = heights.shape  # (nx, ny)
+        self.low = float(heights.min())
+        self.range = max(float(heights.max()) - self.low, 1e-6)
+        self.data = ((heights - self.low) / self.range).T.astype(np.float32)
+        self.spacing, self.corner, self.friction = spacing, corner, friction
+
+    def window(self, extent):
+        """Samples (nx, ny) of a window ``extent`` metres wide, at most the whole field."""
+        return tuple(min(n, int(np.ceil(extent / d - 1e-9)) + 1)
+                     for n, d in zip(self.shape, self.spacing))
 
 
 class Ground:
     def __init__(self):
         self.plane = None  # (distance, friction)
-        self.fields = []  # (heights (nx, ny) float64 m, spacing (dx, dy), corner (x, y), friction)
+        self.fields = []  # Field
+        self.extent = EXTENT  # new envs' window width, m: grown while envs are built
 
-    def key(self, origin):
-        """What an env's model depends on: the ground, and where the env is on it."""
-        fields = tuple(id(f[0]) for f in self.fields)
-        return self.plane, fields, tuple(origin.tolist()) if fields else None
+    def key(self):
+        """What an env's model depends on, but for the windows' size."""
+        return self.plane, tuple(id(f) for f in self.fields)
 
     def set_plane(self, distance, friction):
         self.plane = (float(distance), float(friction))
@@ -73,7 +95,7 @@ class Ground:
         if faces.min() < 0 or faces.max() >= nv:
             raise FakeError("add_triangle_mesh: triangle indices outside [0, %d); the SDK "
                             "would read past the vertices" % nv)
-        heights, spacing, corner = _rasterise(points, faces)
+        heights, spacing, corner = rasterise(points, faces)
         self._add(heights, spacing, params, corner)
 
     def _add(self, heights, spacing, params, corner=(0.0, 0.0)):
@@ -82,31 +104,30 @@ class Ground:
             raise fake_limit("the fake's height fields and terrain meshes take a translation "
                              "only; transform.r must be the identity")
         p = params.transform.p
-        self.fields.append((heights + p.z, spacing, (corner[0] + p.x, corner[1] + p.y),
-                            float(params.static_friction)))
+        self.fields.append(Field(heights + p.z, spacing, (corner[0] + p.x, corner[1] + p.y),
+                                 float(params.static_friction)))
 
-    def add_to(self, spec, origin):
-        """Add the ground to an env's MjSpec, in the frame of the env at ``origin``."""
+    def add_to(self, spec, extent):
+        """Add the ground to an env's MjSpec: the plane, and a window ``extent`` metres wide
+        of each height field, its samples and place set by the env's ``Window``."""
         if self.plane is not None:
             distance, friction = self.plane
             geom = spec.worldbody.add_geom()
             geom.name, geom.type = GROUND_PREFIX, mujoco.mjtGeom.mjGEOM_PLANE
             geom.size, geom.pos = [0.0, 0.0, 1.0], [0.0, 0.0, -distance]
             _ground_geom(geom, friction)
-        for n, (heights, (dx, dy), (x0, y0), friction) in enumerate(self.fields):
-            nx, ny = heights.shape
-            low, high = float(heights.min()), float(heights.max())
-            field = spec.add_hfield()
-            field.name = "__fake_terrain%d" % n
-            field.nrow, field.ncol = ny, nx  # MuJoCo: rows along y, columns along x
-            field.size = [(nx - 1) * dx / 2, (ny - 1) * dy / 2, max(high - low, 1e-6), BASE]
-            field.userdata = ((heights - low) / max(high - low, 1e-6)).T.reshape(-1).tolist()
+        for n, field in enumerate(self.fields):
+            nx, ny = field.window(extent)
+            (dx, dy) = field.spacing
+            hfield = spec.add_hfield()
+            hfield.name = "__fake_terrain%d" % n
+            hfield.nrow, hfield.ncol = ny, nx  # MuJoCo: rows along y, columns along x
+            hfield.size = [(nx - 1) * dx / 2, (ny - 1) * dy / 2, field.range, BASE]
+            hfield.userdata = [0.0] * (nx * ny)  # MuJoCo needs samples: the env writes them
             geom = spec.worldbody.add_geom()
-            geom.type, geom.hfieldname = mujoco.mjtGeom.mjGEOM_HFIELD, field.name
+            geom.type, geom.hfieldname = mujoco.mjtGeom.mjGEOM_HFIELD, hfield.name
             geom.name = "%s_terrain%d" % (GROUND_PREFIX, n)
-            geom.pos = [x0 + (nx - 1) * dx / 2 - origin[0], y0 + (ny - 1) * dy / 2 - origin[1],
-                        low - origin[2]]
-            _ground_geom(geom, friction)
+            _ground_geom(geom, field.friction)
 
 
 def _ground_geom(geom, friction):
@@ -114,49 +135,3 @@ def _ground_geom(geom, friction):
     geom.contype = geom.conaffinity = 0
     geom.friction = [friction, 0.005, 0.0001]
     geom.rgba = [0.3, 0.35, 0.4, 1.0]
-
-
-def _rasterise(points, faces):
-    """The top surface of a terrain mesh as heights on a grid: (heights (nx, ny), spacing,
-    corner)."""
-    edges = np.concatenate([points[faces[:, a]] - points[faces[:, b]]
-                            for a, b in ((0, 1), (1, 2), (2, 0))])
-    steps = np.abs(edges[:, 0:2])
-    step = float(np.min(steps[steps > 1e-9])) if np.any(steps > 1e-9) else 0.0
-    low, high = points[:, 0:2].min(axis=0), points[:, 0:2].max(axis=0)
-    if step <= 0 or np.any(high - low <= 0):
-        raise fake_limit("add_triangle_mesh: the mesh has no extent in x or y; the fake takes "
-                         "terrain meshes (a surface over the ground plane)")
-    shape = np.floor((high - low) / step + 1e-6).astype(int) + 1
-    heights = np.full(shape, -np.inf)
-    corners = points[faces]  # (nt, 3, 3)
-    lo = np.floor((corners[:, :, 0:2].min(axis=1) - low) / step - 1e-6).astype(int)
-    hi = np.ceil((corners[:, :, 0:2].max(axis=1) - low) / step + 1e-6).astype(int)
-    span = int(np.max(hi - lo)) + 1
-    for di in range(span):
-        for dj in range(span):
-            i, j = lo[:, 0] + di, lo[:, 1] + dj
-            inside = (i <= hi[:, 0]) & (j <= hi[:, 1]) & (i >= 0) & (j >= 0) \
-                & (i < shape[0]) & (j < shape[1])
-            point = low + np.stack([i, j], axis=1) * step
-            z, hit = _barycentric_height(corners, point)
-            keep = inside & hit
-            np.maximum.at(heights, (i[keep], j[keep]), z[keep])
-    if np.isneginf(heights).any():
-        heights[np.isneginf(heights)] = np.min(heights[~np.isneginf(heights)])
-    return heights, (step, step), (float(low[0]), float(low[1]))
-
-
-def _barycentric_height(corners, point):
-    """Height of each triangle above ``point`` (one point per triangle), and whether the
-    point is inside the triangle's projection."""
-    a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
-    v0, v1, v2 = b[:, 0:2] - a[:, 0:2], c[:, 0:2] - a[:, 0:2], point - a[:, 0:2]
-    det = v0[:, 0] * v1[:, 1] - v1[:, 0] * v0[:, 1]
-    flat = np.abs(det) < 1e-12
-    safe = np.where(flat, 1.0, det)
-    u = (v2[:, 0] * v1[:, 1] - v1[:, 0] * v2[:, 1]) / safe
-    v = (v0[:, 0] * v2[:, 1] - v2[:, 0] * v0[:, 1]) / safe
-    tol = 1e-6
-    hit = ~flat & (u >= -tol) & (v >= -tol) & (u + v <= 1 + tol)
-    return a[:, 2] + u * (b[:, 2] - a[:, 2]) + v * (c[:, 2] - a[:, 2]), hit

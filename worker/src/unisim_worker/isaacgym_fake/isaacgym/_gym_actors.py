@@ -201,7 +201,7 @@ class ActorsMixin:
             return False
         actor.set_body_properties([(p.mass, [p.com.x, p.com.y, p.com.z],
                                     [p.inertia.x.x, p.inertia.y.y, p.inertia.z.z])
-                                   for p in props])
+                                   for p in props], bool(recomputeInertia))
         return True
 
     def get_actor_rigid_shape_properties(self, arg0, arg1):

@@ -116,6 +116,7 @@ class BuildMixin:
         state = arg0._state
         for camera in state.cameras:
             camera.close()
+        state.pool.close()
         state.destroyed = True
 
     def get_sim_actor_count(self, arg0):

@@ -14,8 +14,8 @@ CPU pipeline". IsaacGymEnvs issue #181 (a maintainer, citing the NVIDIA forum): 
 functions ... should only be called once in each simulation step". So the fake applies each
 call at once on the CPU pipeline, and on the GPU pipeline keeps only the last call of each
 setter until ``simulate``. The indices are read during the call (the docs' "Tensor
-Lifetime": a temporary index tensor must live until the call), so the values are taken
-then. Rows of an earlier call that the last one leaves out are lost on the GPU pipeline:
+Lifetime": a temporary index tensor must live until the call); the fake takes the values
+then too. Rows of an earlier call that the last one leaves out are lost on the GPU pipeline:
 the fake warns (``_errors.suspect``), on the CPU pipeline too, where they were applied but
 the same code on the GPU would lose them.
 """
@@ -25,10 +25,11 @@ import sys
 import numpy as np
 import torch
 
-from . import _sensors
 from ._enums import ContactCollection
+from ._env import step_envs
 from ._errors import FakeError, suspect
 from ._ground import Ground
+from ._threads import Pool
 
 BUFFERS = {  # name: (columns per row, rows counted in)
     "root": (13, "actors"), "dof": (2, "dofs"), "rigid_body": (13, "bodies"),
@@ -56,6 +57,7 @@ class SimState:
         self.cameras = []  # _render.Camera, in creation order
         self.viewers = []
         self._compiled = {}  # an env's actor list (and ground): its compiled MjModel
+        self.pool = Pool()  # the threads simulate steps the envs on (``_threads``)
 
     def compiled(self, key, compile_model):
         if key not in self._compiled:
@@ -157,10 +159,15 @@ class SimState:
         self.buffer(name, "refresh")
         if not self.prepared:
             self.build()  # a refresh before prepare_sim reads the scene built so far
+        if name == "dof":  # at every simulate in legged_gym: written in place, no row arrays
+            values = np.empty((self.count("dofs"), 2))
+            offsets = self.dof_offsets().tolist()
+            for actor, start, end in zip(self.actors, offsets[:-1], offsets[1:]):
+                actor.dof_states_into(values[start:end])
+            self.buffers[name].copy_(torch.from_numpy(values.astype(np.float32)))
+            return
         if name == "root":
             rows = [actor.root_state() for actor in self.actors]
-        elif name == "dof":
-            rows = [actor.dof_states() for actor in self.actors]
         elif name == "rigid_body":
             rows = [actor.body_states() for actor in self.actors]
         elif name == "net_contact_force":
@@ -168,7 +175,7 @@ class SimState:
             rows = [np.zeros((len(env.model.body_mass) - 1, 3)) if never  # "Don't collect"
                     else env.contact_forces() for env in self.envs]
         elif name == "force_sensor":
-            rows = [_sensors.rows(env, self.gravity()) for env in self.envs]
+            rows = [env.force_sensors() for env in self.envs]
         else:
             rows = [actor.dof_force_row() for actor in self.actors]
         values = np.concatenate([np.reshape(r, (-1, *self.buffers[name].shape[1:]))
@@ -180,15 +187,18 @@ class SimState:
         return [g.x, g.y, g.z]
 
     def simulate(self):
+        """One step of every env, MuJoCo's part on the pool's threads (``_threads``,
+        ``_env.step_envs``), after the setters' pending updates; models are built first, on
+        this thread (building shares the compiled models)."""
         for update in self.pending.values():
             update()
         self.pending.clear()
         self.setter_rows.clear()
         dt, substeps = float(self.params.dt), int(self.params.substeps)
-        gravity = self.gravity()
+        gravity = np.array(self.gravity(), dtype=np.float64)
         cap = float(self.params.physx.max_depenetration_velocity)
-        for env in self.envs:
-            env.simulate(dt, substeps, gravity, cap)
+        self.build()
+        step_envs(self.envs, dt, substeps, gravity, cap, self.pool)
         self.time += dt
         self.frames += 1
 
