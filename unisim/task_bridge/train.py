@@ -19,7 +19,6 @@ from ..training.progress import ProgressWriter, read_metrics
 from .env import BridgedTask
 from .rsl_rl import RslRlTaskEnv, obs_groups
 
-
 STEPS_PER_ENV = 24  # env steps per env of one PPO iteration (rsl_rl's num_steps_per_env)
 
 
