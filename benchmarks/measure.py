@@ -7,6 +7,8 @@ the median over repetitions of the per-repetition ratio.
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import statistics
 from collections.abc import Callable, Sequence
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.systems import System
+from tools.figures.doc_figures import invocation, publish
 
 
 def interleaved(systems: dict[str, System], reps: int, budget: float,
@@ -64,3 +67,27 @@ def bytes_per_step(pids: Sequence[int], step: Callable[[], Any], steps: int) -> 
         step()
     read1, written1 = io_counters(pids)
     return (read1 - read0) / steps, (written1 - written0) / steps
+
+
+def add_saved_options(parser: argparse.ArgumentParser, name: str) -> None:
+    """``--json``, ``--saved``, ``--name`` and ``--publish``: a run made on another machine
+    (the GPU one) saves its figures, and this one publishes them (``publish_figures``)."""
+    parser.add_argument("--json", default=None, help="also write the figures to this file")
+    parser.add_argument("--saved", default=None,
+                        help="take the figures from this --json file instead of measuring")
+    parser.add_argument("--name", default=name,
+                        help="the figure block --publish writes (docs/benchmarks.md)")
+    parser.add_argument("--publish", action="store_true",
+                        help="write the figures into docs/benchmarks.md (figures:NAME)")
+
+
+def publish_figures(args: argparse.Namespace,
+                    measure: Callable[[argparse.Namespace], dict[str, Any]]) -> None:
+    """The figures ``measure(args)`` gives, or those ``--saved``: printed, and with
+    ``--publish`` written into their block, with the command that measured them."""
+    data = json.loads(Path(args.saved).read_text()) if args.saved else measure(args)
+    print("\n".join(data["lines"]))
+    if args.publish:
+        block = ["```", f"$ {data['command']}", *data["lines"], "```"]
+        publish(args.name, "\n".join(block) + "\n", data,
+                f"{data['command']}; then {invocation()}" if args.saved else data["command"])

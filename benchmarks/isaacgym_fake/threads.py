@@ -26,8 +26,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.measure import add_saved_options, publish_figures
 from benchmarks.systems import PY38
-from tools.figures.doc_figures import invocation, publish, stamp
+from tools.figures.doc_figures import invocation, stamp
 from unisim.interpreter import find_python38
 from unisim.split import cores
 from unisim.testing import isaacgym_fake_python
@@ -68,20 +69,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=1200.0, help="seconds per scene")
     parser.add_argument("--python", default=None, help="the fake's base Python (default: "
                         "a Python 3.8 from UNISIM_PY38 or .venv38)")
-    parser.add_argument("--json", default=None, help="also write the figures to this file")
-    parser.add_argument("--saved", default=None,
-                        help="take the figures from this --json file instead of measuring")
-    parser.add_argument("--name", default="isaacgym-fake-threads",
-                        help="the figure block --publish writes (docs/benchmarks.md)")
-    parser.add_argument("--publish", action="store_true",
-                        help="write the figures into docs/benchmarks.md (figures:NAME)")
-    args = parser.parse_args()
-    data = json.loads(Path(args.saved).read_text()) if args.saved else measure(args)
-    print("\n".join(data["lines"]))
-    if args.publish:
-        block = ["```", f"$ {data['command']}", *data["lines"], "```"]
-        publish(args.name, "\n".join(block) + "\n", data,
-                f"{data['command']}; then {invocation()}" if args.saved else data["command"])
+    add_saved_options(parser, "isaacgym-fake-threads")
+    publish_figures(parser.parse_args(), measure)
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
