@@ -82,16 +82,16 @@ def test_a_seeded_scene_is_bitwise_equal_on_one_thread_and_on_several(
     assert any(any(abs(f) > 0.0 for f in row) for row in one["net_contact_force"])
 
 
-def test_the_c_loop_steps_as_mujocos_python_calls_do(isaacgym_fake_python: str,
+def test_the_c_kernel_steps_as_its_python_twin_does(isaacgym_fake_python: str,
                                                       tmp_path: Path) -> None:
     # without a C compiler (CC=false, and no loop compiled earlier in this cache folder) the
     # calls run in Python: the results are the same, bit for bit
     if shutil.which(os.environ.get("CC", "cc")) is None:
         pytest.skip("no C compiler here: the fake's C loop is not built, its calls run in Python")
-    native = run_fake(isaacgym_fake_python, SCENE + "    from isaacgym import _calls\n"
-                      "    assert _calls.native() is not None\n", UNISIM_FAKE_THREADS="3")
-    python = run_fake(isaacgym_fake_python, SCENE + "    from isaacgym import _calls\n"
-                      "    assert _calls.native() is None\n", UNISIM_FAKE_THREADS="3",
+    native = run_fake(isaacgym_fake_python, SCENE + "    from isaacgym import _native\n"
+                      "    assert _native.native() is not None\n", UNISIM_FAKE_THREADS="3")
+    python = run_fake(isaacgym_fake_python, SCENE + "    from isaacgym import _native\n"
+                      "    assert _native.native() is None\n", UNISIM_FAKE_THREADS="3",
                       CC="false", UNISIM_CACHE_DIR=str(tmp_path))
     for name in native:
         assert native[name] == python[name], name

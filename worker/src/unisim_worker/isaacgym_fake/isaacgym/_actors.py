@@ -118,7 +118,7 @@ class ActorSim:
 
     def set_props(self, props):
         """DOF properties into the model: drive gains, effort and joint limits, armature;
-        velocity limits and friction act at each substep (``limit_velocities``,
+        velocity limits and friction act at each substep (``_env.EnvSim.speeds``,
         ``bound_friction``)."""
         self.props = props.copy()
         self.modes = self.props["driveMode"].astype(np.int64)
@@ -134,6 +134,7 @@ class ActorSim:
         self.drive = kinds.pop() if len(kinds) == 1 else None
         if self.model is None:
             return
+        self.env.sim.generation += 1  # the step's plan holds the speeds
         model = self.model
         for k in range(self.ndof):
             p, actuator, joint = props[k], self.actuators[k], self.joints[k]
@@ -209,23 +210,6 @@ class ActorSim:
                 self.modes == VEL, self.velocity_target, np.where(self.forced, self.effort, 0.0)))
         self.data.ctrl[self.actuators] = values
 
-    def limit_velocities(self):
-        """The DOF property ``velocity`` ("Maximum velocity of DOF", NVIDIA forum's table of
-        the DOF properties) is PhysX's maximum joint velocity, which PhysX enforces by
-        clamping each joint velocity of the articulation (PhysX 4.1's Featherstone solver:
-        the joint velocities a step starts from, in ``computeLinkVelocities``, and the
-        unconstrained ones it ends with, in ``computeJointAccelerations``; a clamp in joint
-        space that leaves the root's velocity and the other joints' as they are, so it does
-        not conserve momentum either). The fake clamps the DOF velocities before and after
-        each substep (``np.clip``'s arithmetic, in fewer calls: this runs under the GIL)."""
-        if not self.ndof:
-            return
-        qvel = self.data.qvel
-        velocities = qvel[self.vadr]
-        np.maximum(velocities, self.min_velocity, out=velocities)
-        np.minimum(velocities, self.max_velocity, out=velocities)
-        qvel[self.vadr] = velocities
-
     def bound_friction(self):
         """The DOF property ``friction`` is PhysX's articulation joint friction coefficient
         (the release notes: "Exposed joint armature and joint friction in PhysX"; "a
@@ -298,6 +282,7 @@ class ActorSim:
     def set_root_state(self, row):
         """A root state row (world frame): applied to the physics now; body states follow
         at the next simulate (IsaacLab #240: PhysX has no separate forward kinematics)."""
+        self.env.moved = True
         position = np.asarray(row[0:3], dtype=np.float64) - self.env.origin
         quat = xyzw_to_wxyz(np.asarray(row[3:7], dtype=np.float64))
         quat = quat / max(np.linalg.norm(quat), 1e-12)
@@ -316,6 +301,7 @@ class ActorSim:
         data.qvel[v + 3:v + 6] = rotation.T @ angular  # freejoint: body-frame angular velocity
 
     def set_dof_states(self, rows):
+        self.env.moved = True
         self.data.qpos[self.qadr] = rows[:, 0]
         self.data.qvel[self.vadr] = rows[:, 1]
 

@@ -19,9 +19,8 @@ import xml.etree.ElementTree as ElementTree
 import mujoco
 import numpy as np
 
-from . import _attractors, _calls, _sensors, _tendons
+from . import _attractors, _native, _sensors, _tendons
 from ._contacts import add_ground_pairs, mix, pair_timeconst_weights
-from ._enums import ContactCollection
 from ._errors import fake_limit, log_error
 from ._mjcf import spec_from_string
 from ._window import Window, grown
@@ -55,6 +54,8 @@ class EnvSim:
         self.names = []  # actor names, by handle
         self.fetched_qpos = self.graphics_qpos = None  # fetch_results' copy, step_graphics'
         self.solved = False  # whether a simulate ran since the model was built
+        self.moved = True  # whether a setter moved an actor since the last simulate
+        self.impulses = 0.0  # CC_ALL_SUBSTEPS: the sum of this simulate's contact forces
         self.step_forces = None  # CC_ALL_SUBSTEPS: the mean of its substeps' contact forces
         self.sensor_rows = None  # force sensor readings of the last simulate, if any sensor
 
@@ -91,6 +92,8 @@ class EnvSim:
                 _attractors.key(self))
 
     def _build(self, building=True):
+        self.sim.generation += 1  # the step's plan points at the model and data replaced here
+        self.moved = True
         saved = [(actor, actor.save()) for actor in self.actors if actor.bound()]
         compiled = self.sim.compiled(self._key(), self._compile)
         self.model = copy.deepcopy(compiled)  # DOF and body properties differ per env
@@ -191,67 +194,67 @@ class EnvSim:
         return not any(start <= i < end and start <= j < end and not selfish and i != j
                        for start, end, selfish in self.aggregates)
 
-    def begin(self, dt, substeps, gravity):
-        """Before a simulate's substeps, on the sim's calling thread (``step_envs``): the
-        ground's windows moved to the actors (wider ones give the env a new model), the
-        step's settings and the actuators' inputs."""
+    # -- stepping (``_step``) ----------------------------------------------------------
+
+    def follow(self):
+        """Before a simulate, where the window check asks (``_step.Plan.to_follow``): the
+        ground's windows moved to the actors (wider ones give the env a new model)."""
         self._follow(self.model, self.data, False)
-        model = self.model
-        model.opt.timestep = dt / substeps
-        model.opt.gravity[:] = gravity
-        self.substeps = substeps
-        self.every = substeps > 1 and (self.sim.params.physx.contact_collection
-                                       == ContactCollection.CC_ALL_SUBSTEPS)
-        self.impulses = 0.0
+
+    def speeds(self):
+        """(nv,) each DOF's maximum speed, ``inf`` where it has none (a free root): the
+        kernel clamps the velocities to them before each substep and after the last
+        (``_native``). The DOF property ``velocity`` ("Maximum velocity of DOF", NVIDIA
+        forum's table of the DOF properties) is PhysX's maximum joint velocity, which PhysX
+        enforces by clamping each joint velocity of the articulation (PhysX 4.1's
+        Featherstone solver: the joint velocities a step starts from, in
+        ``computeLinkVelocities``, and the unconstrained ones it ends with, in
+        ``computeJointAccelerations``; a clamp in joint space that leaves the root's
+        velocity and the other joints' as they are, so it does not conserve momentum
+        either)."""
+        speed = np.full(self.model.nv, np.inf)
         for actor in self.actors:
-            actor.write_controls()
+            speed[actor.vadr] = actor.max_velocity
+        return speed
 
-    def before_substep(self, cap):
-        self.limit_depenetration(cap)
-        self.limit_dofs()
+    def has_friction(self):
+        return any(actor.has_friction for actor in self.actors)
 
-    def after_substep(self):
-        if self.every:
-            self.impulses = self.impulses + self._solver_forces()
-
-    def finish(self, gravity):
-        """After the substeps, before the new state's kinematics (``KINEMATICS``)."""
+    def bound_friction(self):
+        """Before a substep: each DOF's friction bound from the load its joint carries
+        (``_actors``); the load is MuJoCo's ``cfrc_int``, the force each body gets from its
+        parent in the last solve."""
+        mujoco.mj_rnePostConstraint(self.model, self.data)
         for actor in self.actors:
-            actor.limit_velocities()
-        self.solved = True
-        self.step_forces = self.impulses / self.substeps if self.every else None
-        if self.sensor_rows is not None:
-            self.sensor_rows = _sensors.rows(self, gravity)
-
-    def limit_dofs(self):
-        """Before a substep: each DOF within its maximum velocity, and its friction bound from
-        the load its joint carries (``_actors``); the load is MuJoCo's ``cfrc_int``, the
-        force each body gets from its parent in the last solve."""
-        if any(actor.has_friction for actor in self.actors):
-            mujoco.mj_rnePostConstraint(self.model, self.data)
-        for actor in self.actors:
-            actor.limit_velocities()
             if actor.has_friction:
                 actor.bound_friction()
 
-    def limit_depenetration(self, cap):
+    def write_controls(self):
+        for actor in self.actors:
+            actor.write_controls()
+
+    def set_floor(self, floor):
         """PhysX pushes penetrating shapes apart at most at ``max_depenetration_velocity``
         (PhysXParams; legged_gym sets 1 m/s and starts its robots inside the ground).
         MuJoCo's soft contacts recover a penetration ``d`` in about the contact time
         constant ``tc`` (solref), at about ``d / tc``: while the deepest contact needs it,
         ``tc`` grows to ``d / cap``. The time constants are ``max(tc, floor)`` for one floor
         (at least the smallest ``tc``, where they are the contacts' own), so the model is
-        changed only when that floor changes, the pairs' as ``mix`` would mix them."""
-        data = self.data
-        depth = -float(data.contact.dist.min()) if data.ncon else 0.0
-        floor = max(depth / max(cap, 1e-9), self.shallow)
-        if floor != self.floor:
-            self.floor = floor
-            model = self.model
-            model.geom_solref[:, 0] = np.maximum(self.timeconst, floor)
-            weight, rest, first, second = self.pair_timeconsts
-            model.pair_solref[:, 0] = weight * np.maximum(first, floor) \
-                + rest * np.maximum(second, floor)
+        changed only when that floor changes (``_step.Plan.prepare``), the pairs' as
+        ``mix`` would mix them."""
+        self.floor = floor
+        model = self.model
+        model.geom_solref[:, 0] = np.maximum(self.timeconst, floor)
+        weight, rest, first, second = self.pair_timeconsts
+        model.pair_solref[:, 0] = weight * np.maximum(first, floor) \
+            + rest * np.maximum(second, floor)
+
+    def read_sensors(self, gravity):
+        """After the last substep of an env with force sensors, before the new state's
+        kinematics, which follow here (the kernel leaves them to this env)."""
+        self.sensor_rows = _sensors.rows(self, gravity)
+        for function in _native.KINEMATICS:
+            function(self.model, self.data)
 
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 
@@ -260,9 +263,9 @@ class EnvSim:
         (``simulate``), zero before the first."""
         if not self.solved:
             return np.zeros((self.model.nbody - 1, 3))
-        return self.step_forces if self.step_forces is not None else self._solver_forces()
+        return self.step_forces if self.step_forces is not None else self.solver_forces()
 
-    def _solver_forces(self):
+    def solver_forces(self):
         """Net contact forces from the contacts and constraint forces of the last solve,
         each contact's force as ``mj_contactForce`` gives it (``contact_frame_forces``),
         for all contacts at once (this runs under the GIL). The force on geom2 is +f, on
@@ -281,72 +284,6 @@ class EnvSim:
     def force_sensors(self):
         """(sensors, 6): the readings of the last simulate (zero before the first)."""
         return self.sensor_rows if self.sensor_rows is not None else np.zeros((0, 6))
-
-
-# After a step: the new state's bodies, centres of mass and velocities; no new collision or
-# solve (``EnvSim.simulate``).
-KINEMATICS = (mujoco.mj_kinematics, mujoco.mj_comPos, mujoco.mj_comVel)
-
-
-def step_envs(envs, dt, substeps, gravity, cap, pool):
-    """One ``gym.simulate`` of each env: ``substeps`` MuJoCo steps of ``dt / substeps``.
-
-    MuJoCo's calls run on ``pool``'s threads, for chunks of envs, each chunk's in one
-    foreign call that holds no GIL (``_calls``); the Python between them (controls,
-    depenetration, velocity limits, sensors) runs here, on the calling thread, chunk after
-    chunk while the pool steps the chunks handed to it. The GIL then changes hands once per
-    chunk and call, not at every numpy call of every env (numpy gives it up in its loops,
-    and on a virtual machine each hand-over between threads costs a wake-up). Envs are
-    independent, so each env's results are the same for any chunks and threads.
-
-    It reports what its solver computed, as the SDK reports what its last simulate
-    computed: ``mj_step`` solves at the state a substep starts from and then integrates,
-    so after the last one ``data.contact``, ``efc_force``, ``qacc`` and the actuator
-    forces are those of its solve. They stay so (net contact forces and DOF forces read
-    them; force sensors are read here, from the same solve); only the kinematics of the
-    new state follow (bodies, centres of mass, velocities), with no new collision or
-    solve. Under ``CC_ALL_SUBSTEPS`` (the docs' tensors.html: "the reported net contact
-    forces will be aggregated for all substeps") each substep's net contact forces are
-    kept, and their mean, the step's impulse over ``dt``, is reported."""
-    for env in envs:
-        env.begin(dt, substeps, gravity)
-    # the chunks hold the models' and datas' addresses: taken after ``begin``, which may
-    # give an env a new model
-    threads = pool.threads() if len(envs) > 1 else 1
-    if threads <= 1 or _calls.native() is None:  # all on this thread
-        chunks, run = [_calls.Chunk(envs)], _at_once
-    else:
-        size = -(-len(envs) // (2 * threads))  # two per thread: a balanced end
-        chunks = [_calls.Chunk(envs[k:k + size]) for k in range(0, len(envs), size)]
-        run = pool.submit
-    for substep in range(substeps):
-        stepping = []
-        for chunk in chunks:
-            for env in chunk.envs:
-                env.before_substep(cap)
-            stepping.append(run(chunk.each, (mujoco.mj_step,)))
-        moving = []
-        for chunk, stepped in zip(chunks, stepping):
-            stepped()
-            for env in chunk.envs:
-                env.after_substep()
-            if substep == substeps - 1:
-                for env in chunk.envs:
-                    env.finish(gravity)
-                moving.append(run(chunk.each, KINEMATICS))
-        for moved in moving:
-            moved()
-
-
-def _at_once(function, *args):
-    """``function(*args)`` now, on this thread; returns a wait that has nothing to wait for
-    (``Pool.submit``'s form)."""
-    function(*args)
-    return _done
-
-
-def _done():
-    pass
 
 
 def contact_frame_forces(model, data, rows):

@@ -26,9 +26,9 @@ import numpy as np
 import torch
 
 from ._enums import ContactCollection
-from ._env import step_envs
 from ._errors import FakeError, suspect
 from ._ground import Ground
+from ._step import Plan, step_envs
 from ._threads import Pool
 
 BUFFERS = {  # name: (columns per row, rows counted in)
@@ -58,6 +58,8 @@ class SimState:
         self.viewers = []
         self._compiled = {}  # an env's actor list (and ground): its compiled MjModel
         self.pool = Pool()  # the threads simulate steps the envs on (``_threads``)
+        self.generation = 0  # counts the changes a step's plan depends on (``_step``)
+        self._plan = None
 
     def compiled(self, key, compile_model):
         if key not in self._compiled:
@@ -188,7 +190,7 @@ class SimState:
 
     def simulate(self):
         """One step of every env, MuJoCo's part on the pool's threads (``_threads``,
-        ``_env.step_envs``), after the setters' pending updates; models are built first, on
+        ``_step``), after the setters' pending updates; models are built first, on
         this thread (building shares the compiled models)."""
         for update in self.pending.values():
             update()
@@ -198,9 +200,15 @@ class SimState:
         gravity = np.array(self.gravity(), dtype=np.float64)
         cap = float(self.params.physx.max_depenetration_velocity)
         self.build()
-        step_envs(self.envs, dt, substeps, gravity, cap, self.pool)
+        step_envs(self, dt, substeps, gravity, cap)
         self.time += dt
         self.frames += 1
+
+    def plan(self):
+        """The step's plan of the envs (``_step.Plan``), made again after a change."""
+        if self._plan is None or self._plan.generation != self.generation:
+            self._plan = Plan(self.envs, self.generation)
+        return self._plan
 
     # -- tensors handed in ------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """The threads a sim's MuJoCo calls run on: by default one per core this process may run on.
 
 Chunks of envs are stepped on them, each chunk's calls in one foreign call that holds no
-GIL (``_calls``), while the Python between the calls runs on the calling thread
-(``_env.step_envs``). Each env has its own MjModel and MjData and no env reads another's,
+GIL (``_native``), while the Python between the calls runs on the calling thread
+(``_step``). Each env has its own MjModel and MjData and no env reads another's,
 so a step's results are the same, bit for bit, whatever the number of threads and
 whichever thread steps which env.
 

@@ -16,6 +16,7 @@ import mujoco
 import numpy as np
 
 from ._contacts import GROUND_PREFIX
+from ._native import box
 
 EXTENT = 4.0  # m: the smallest window; an env whose actors need more gets a wider one
 GUARD = 0.5  # m: a shape moves less than this in one simulate (100 m/s at legged_gym's dt)
@@ -30,7 +31,7 @@ class Window:
         self.panes = [_Pane(field, model, n) for n, field in enumerate(ground.fields)]
         self.moving = any(pane.moves.any() for pane in self.panes)
         self.shapes = np.flatnonzero(model.geom_bodyid > 0)  # the actors' shapes
-        self.radius = model.geom_rbound[self.shapes].reshape(-1, 1)
+        self.radius = model.geom_rbound[self.shapes]
 
     def follow(self, model, data):
         """Place every window around the actors (their shapes at ``data``'s current state).
@@ -42,15 +43,24 @@ class Window:
             mujoco.mj_kinematics(model, data)  # a reset moved an actor since the last step
         low = high = self.origin[0:2]
         if len(self.shapes):
-            centres = data.geom_xpos[self.shapes, 0:2]
-            low = (centres - self.radius).min(axis=0) + self.origin[0:2]
-            high = (centres + self.radius).max(axis=0) + self.origin[0:2]
+            bounds = box(data, self.shapes, self.radius)
+            low, high = bounds[0:2] + self.origin[0:2], bounds[2:4] + self.origin[0:2]
         needed = None
         for pane in self.panes:
             if np.any(pane.moves & (high - low + 2 * GUARD > pane.span)):
                 needed = max(needed or 0.0, float(np.max(high - low)) + 2 * GUARD)
             pane.follow(model, data, low, high, self.origin)
         return needed
+
+    def interior(self):
+        """[low x, low y, high x, high y]: where the actors' box may be, world frame, without
+        a window moving (infinite along axes that never move; no box where a window was
+        never placed)."""
+        bounds = np.array([-np.inf, -np.inf, np.inf, np.inf])
+        for pane in self.panes:
+            low, high = pane.interior()
+            bounds[0:2], bounds[2:4] = np.maximum(bounds[0:2], low), np.minimum(bounds[2:4], high)
+        return bounds
 
 
 class _Pane:
@@ -70,15 +80,21 @@ class _Pane:
 
     def follow(self, model, data, low, high, origin):
         """Keep the box [low, high] (world x, y) ``GUARD`` inside the window."""
-        if self.offset is not None:
-            start = self.corner + self.offset * self.spacing
-            inside = (low - GUARD >= start) & (high + GUARD <= start + self.span)
-            if np.all(inside | ~self.moves):
-                return
+        inner_low, inner_high = self.interior()
+        if np.all(low >= inner_low) and np.all(high <= inner_high):
+            return
         centre = ((low + high) / 2 - self.corner) / self.spacing - (self.size - 1) / 2
         offset = np.clip(np.round(centre), 0, np.asarray(self.field.shape) - self.size)
         if self.offset is None or np.any(offset != self.offset):
             self._place(model, data, offset.astype(np.int64), origin)
+
+    def interior(self):
+        """(low, high) world x, y: the box that stays ``GUARD`` inside the window."""
+        if self.offset is None:
+            return np.full(2, np.inf), np.full(2, -np.inf)
+        start = self.corner + self.offset * self.spacing
+        return (np.where(self.moves, start + GUARD, -np.inf),
+                np.where(self.moves, start + self.span - GUARD, np.inf))
 
     def _place(self, model, data, offset, origin):
         (i, j), (nx, ny) = offset.tolist(), self.size.tolist()

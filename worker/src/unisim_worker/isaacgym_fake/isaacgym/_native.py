@@ -1,0 +1,204 @@
+"""The step's per-env work in C, one foreign call per chunk of envs, without the GIL.
+
+The sim's threads (``_threads``) step chunks of envs in parallel. MuJoCo's Python bindings
+give the GIL up and take it back around every call, and the work between the calls (a
+clamp, a minimum, a box) is Python that holds it: per env, that serialises most of a step
+on a machine of many cores. So one substep of a chunk is one call into the C below
+(``unisim_substep``), over a table with a row per env (``ROW``, filled by ``_step``):
+
+- each DOF's velocity clamped to its maximum (``_env.EnvSim.speeds`` says
+  why), before the substep and, after the last, again;
+- ``mj_step``;
+- the arena pages above what the step left live given back to the system
+  (``madvise(MADV_DONTNEED)``) once the step used more than ``KEEP`` bytes of it: MuJoCo
+  sizes each env's arena for the worst case (14 MB for a legged_gym robot) and the pages a
+  step touches stay resident, so an env whose robot once lay on rough ground (hundreds of
+  contacts) would hold most of a megabyte for good; 4096 envs hold their usual few
+  contacts' worth instead. The stack at the arena's top holds nothing between calls, and
+  a released page reads as zeros when touched again;
+- the deepest penetration of the step's contacts (``_env.EnvSim.set_floor``);
+- after the last substep, the new state's kinematics (bodies, centres of mass,
+  velocities; no collision or solve) and the box of the actors' shapes in x, y
+  (``_window``).
+
+The source is compiled once by the system's C compiler (``$CC``, else ``cc``) against the
+headers of the MuJoCo that Python imported, into the cache folder (``$UNISIM_CACHE_DIR``,
+else ``~/.cache/unisim``), and loaded beside the library the bindings loaded. Where there
+is no compiler, ``substep_python`` does the same in Python, with the same results, bit for
+bit, and one GIL hand-over per env and call (no pages are given back there).
+"""
+
+import ctypes
+import glob
+import hashlib
+import os
+import subprocess
+import tempfile
+
+import mujoco
+import numpy as np
+
+# A row of the table, one per env, as the C struct ``unisim_env`` lays it out.
+ROW = np.dtype([("model", "u8"), ("data", "u8"), ("speed", "u8"), ("shapes", "u8"),
+                ("radius", "u8"), ("nshape", "i8"), ("kinematics", "i8"), ("out", "f8", 5)])
+DEEPEST, BOX = 0, slice(1, 5)  # ``out``: the deepest penetration; low x, y, high x, y
+KEEP = 256 * 1024  # bytes of arena an env keeps resident (see the module's docstring)
+
+SOURCE = r"""
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <mujoco/mujoco.h>
+
+typedef struct {
+    const mjModel *model;
+    mjData *data;
+    const double *speed;    /* nv: each DOF's maximum speed, +inf where none */
+    const int64_t *shapes;  /* the actors' geoms */
+    const double *radius;   /* their bounding spheres' radii */
+    int64_t nshape;
+    int64_t kinematics;     /* after the last substep: the new state's kinematics and box */
+    double out[5];          /* the deepest penetration; the box: low x, y, high x, y */
+} unisim_env;
+
+static void clamp(const mjModel *m, mjData *d, const double *speed) {
+    for (int i = 0; i < m->nv; i++) {
+        double v = d->qvel[i];
+        if (v < -speed[i]) v = -speed[i];
+        if (v > speed[i]) v = speed[i];
+        d->qvel[i] = v;
+    }
+}
+
+static void release(mjData *d) {
+    if (d->maxuse_arena <= KEEP) return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = ((uintptr_t)d->arena + d->parena + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)d->arena + d->narena) & ~(page - 1);
+    if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+    d->maxuse_arena = d->parena;
+}
+
+static double deepest(const mjData *d) {
+    double low = 0.0;
+    for (int i = 0; i < d->ncon; i++)
+        if (i == 0 || d->contact[i].dist < low) low = d->contact[i].dist;
+    return d->ncon ? -low : 0.0;
+}
+
+static void box(const mjData *d, const unisim_env *e, double *out) {
+    for (int axis = 0; axis < 2; axis++) {
+        double low = 0.0, high = 0.0;
+        for (int64_t k = 0; k < e->nshape; k++) {
+            double centre = d->geom_xpos[3 * e->shapes[k] + axis];
+            double a = centre - e->radius[k], b = centre + e->radius[k];
+            if (k == 0 || a < low) low = a;
+            if (k == 0 || b > high) high = b;
+        }
+        out[axis] = low;
+        out[2 + axis] = high;
+    }
+}
+
+void unisim_substep(unisim_env *envs, int64_t count, int64_t last) {
+    for (int64_t i = 0; i < count; i++) {
+        unisim_env *e = envs + i;
+        const mjModel *m = e->model;
+        mjData *d = e->data;
+        clamp(m, d, e->speed);
+        mj_step(m, d);
+        release(d);
+        e->out[0] = deepest(d);
+        if (!last) continue;
+        clamp(m, d, e->speed);
+        if (!e->kinematics) continue;
+        mj_kinematics(m, d);
+        mj_comPos(m, d);
+        mj_comVel(m, d);
+        if (e->nshape) box(d, e, e->out + 1);
+    }
+}
+""".replace("KEEP", str(KEEP))
+
+KINEMATICS = (mujoco.mj_kinematics, mujoco.mj_comPos, mujoco.mj_comVel)
+
+
+def substep_python(table, keep, last):
+    """``unisim_substep`` in Python: ``keep`` holds each row's (model, data, speed, shapes,
+    radius), as ``_step.Plan`` keeps them."""
+    for row, (model, data, speed, shapes, radius) in zip(table, keep):
+        clamp(data.qvel, speed)
+        mujoco.mj_step(model, data)
+        row["out"][DEEPEST] = deepest(data)
+        if not last:
+            continue
+        clamp(data.qvel, speed)
+        if not row["kinematics"]:
+            continue
+        for function in KINEMATICS:
+            function(model, data)
+        if len(shapes):
+            row["out"][BOX] = box(data, shapes, radius)
+
+
+def clamp(qvel, speed):
+    np.maximum(qvel, -speed, out=qvel)
+    np.minimum(qvel, speed, out=qvel)
+
+
+def deepest(data):
+    """The deepest penetration of ``data``'s contacts (0 without contacts)."""
+    return -float(data.contact.dist.min()) if data.ncon else 0.0
+
+
+def box(data, shapes, radius):
+    """[low x, low y, high x, high y] of the bounding spheres of geoms ``shapes``."""
+    centres = data.geom_xpos[shapes, 0:2]
+    return np.concatenate([(centres - radius[:, None]).min(axis=0),
+                           (centres + radius[:, None]).max(axis=0)])
+
+
+_loaded = []  # [the C function] or [None], once tried
+
+
+def native():
+    """``unisim_substep`` loaded, or None where it cannot be built."""
+    if not _loaded:
+        try:
+            _loaded.append(_load())
+        except (OSError, subprocess.SubprocessError, IndexError):
+            _loaded.append(None)
+    return _loaded[0]
+
+
+def _load():
+    folder = os.path.dirname(mujoco.__file__)
+    library = sorted(glob.glob(os.path.join(folder, "libmujoco.so*"))
+                     + glob.glob(os.path.join(folder, "libmujoco*.dylib")))[0]
+    ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)  # the bindings' own: the same functions
+    function = ctypes.CDLL(_compiled(library)).unisim_substep
+    function.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+    function.restype = None
+    return function
+
+
+def _compiled(library):
+    """The kernel's shared library, compiled once per source and MuJoCo into the cache."""
+    cache = os.environ.get("UNISIM_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "unisim")
+    os.makedirs(cache, exist_ok=True)
+    digest = hashlib.sha256((SOURCE + os.path.realpath(library)).encode()).hexdigest()[:16]
+    target = os.path.join(cache, "isaacgym-fake-step-%s.so" % digest)
+    if os.path.exists(target):
+        return target
+    include = os.path.join(os.path.dirname(mujoco.__file__), "include")
+    with tempfile.TemporaryDirectory(dir=cache) as staging:
+        source = os.path.join(staging, "step.c")
+        with open(source, "w") as handle:
+            handle.write(SOURCE)
+        built = os.path.join(staging, "step.so")
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-ffp-contract=off", "-shared",
+                        "-fPIC", "-I", include, "-o", built, source, library],
+                       check=True, capture_output=True, timeout=120)
+        os.replace(built, target)  # atomic: a concurrent build ends with one complete file
+    return target

@@ -1,0 +1,149 @@
+"""One ``gym.simulate`` of a sim's envs: ``substeps`` MuJoCo steps of ``dt / substeps``.
+
+Each substep of a chunk of envs is one call of the C kernel (``_native``) on a thread of the
+sim's pool (``_threads``), over ``Plan``'s table of the envs' rows; what stays in Python is
+done for all envs at once (the depenetration floors, the windows' check) or only for the
+envs that need it (an env a setter moved, one whose actors near its window's edge, joint
+friction, force sensors, ``CC_ALL_SUBSTEPS``), on the calling thread, chunk after chunk
+while the pool steps the chunks handed to it. Envs are independent, so each env's results
+are the same for any chunks and threads.
+
+It reports what its solver computed, as the SDK reports what its last simulate computed:
+``mj_step`` solves at the state a substep starts from and then integrates, so after the
+last one ``data.contact``, ``efc_force``, ``qacc`` and the actuator forces are those of its
+solve. They stay so (net contact forces and DOF forces read them; force sensors are read
+before the kinematics); only the kinematics of the new state follow (bodies, centres of
+mass, velocities), with no new collision or solve. Under ``CC_ALL_SUBSTEPS`` (the docs'
+tensors.html: "the reported net contact forces will be aggregated for all substeps") each
+substep's net contact forces are kept, and their mean, the step's impulse over ``dt``, is
+reported.
+"""
+
+import ctypes
+
+import numpy as np
+
+from . import _native
+from ._enums import ContactCollection
+
+
+class Plan:
+    """The kernel's table (``_native.ROW``), a row per env of ``envs``, the arrays its rows
+    point to, and the per-env figures the Python between substeps reads. Made again when an
+    env's model is rebuilt or its DOF properties change (``SimState.generation``)."""
+
+    def __init__(self, envs, generation):
+        self.envs, self.generation = list(envs), generation
+        self.table = np.zeros(len(envs), dtype=_native.ROW)
+        self.keep = []  # per row: (model, data, speed, shapes, radius), what the row points to
+        for row, env in zip(self.table, envs):
+            model, data = env.physics()
+            speed = env.speeds()
+            shapes = env.window.shapes
+            radius = np.ascontiguousarray(model.geom_rbound[shapes])
+            self.keep.append((model, data, speed, shapes, radius))
+            row["model"], row["data"] = model._address, data._address
+            row["speed"] = speed.ctypes.data
+            row["shapes"], row["radius"] = shapes.ctypes.data, radius.ctypes.data
+            row["nshape"] = len(shapes) if env.window.panes else 0
+            row["kinematics"] = env.sensor_rows is None  # else sensors are read first
+            row["out"][_native.DEEPEST] = _native.deepest(data)
+            if len(shapes):
+                row["out"][_native.BOX] = _native.box(data, shapes, radius)
+        self.origins = np.array([np.tile(env.origin[0:2], 2) for env in envs]).reshape(-1, 4)
+        self.interior = np.array([env.window.interior() for env in envs]).reshape(-1, 4)
+        self.shallow = np.array([env.shallow for env in envs])
+        self.floor = np.array([env.floor for env in envs])
+        self.friction = [k for k, env in enumerate(envs) if env.has_friction()]
+        self.sensing = np.flatnonzero(self.table["kinematics"] == 0).tolist()
+        self.settings = None  # (dt, substeps, gravity) the models were last given
+
+    def to_follow(self):
+        """The rows of the envs whose windows must be checked in Python: moved by a setter
+        since their last step, or with actors near their window's edge (``_window``)."""
+        box = self.table["out"][:, _native.BOX] + self.origins
+        held = np.all(box[:, 0:2] >= self.interior[:, 0:2], axis=1) \
+            & np.all(box[:, 2:4] <= self.interior[:, 2:4], axis=1)
+        moved = np.array([env.moved for env in self.envs], dtype=bool)
+        return np.flatnonzero(moved | ~held).tolist()
+
+    def configure(self, dt, substeps, gravity):
+        settings = (dt, substeps, tuple(gravity.tolist()))
+        if settings != self.settings:
+            for env in self.envs:
+                env.model.opt.timestep = dt / substeps
+                env.model.opt.gravity[:] = gravity
+            self.settings = settings
+
+    def prepare(self, rows, cap):
+        """Before a substep of envs ``rows`` (a slice): the depenetration floors that changed
+        (``EnvSim.set_floor``), the joint friction bounds."""
+        depth = self.table["out"][rows, _native.DEEPEST]
+        floor = np.maximum(depth / max(cap, 1e-9), self.shallow[rows])
+        for k in np.flatnonzero(floor != self.floor[rows]).tolist():
+            self.envs[rows.start + k].set_floor(float(floor[k]))
+            self.floor[rows.start + k] = floor[k]
+        for k in self.friction:
+            if rows.start <= k < rows.stop:
+                self.envs[k].bound_friction()
+
+    def substep(self, rows, last):
+        """The kernel over envs ``rows``: on the C side if built, else in Python."""
+        kernel = _native.native()
+        if kernel is None:
+            _native.substep_python(self.table[rows], self.keep[rows], last)  # views
+            return
+        address = self.table.ctypes.data + rows.start * self.table.itemsize
+        kernel(ctypes.c_void_p(address), rows.stop - rows.start, int(last))
+
+
+def step_envs(state, dt, substeps, gravity, cap):
+    """One simulate of ``state``'s envs (``SimState``), as the module's docstring says."""
+    plan = state.plan()
+    for k in plan.to_follow():
+        env = plan.envs[k]
+        env.follow()  # a window grown rebuilds the env's model: the plan is made again
+        env.moved = False
+        if state.plan() is plan:
+            plan.interior[k] = env.window.interior()
+    plan = state.plan()
+    plan.configure(dt, substeps, gravity)
+    every = substeps > 1 and (state.params.physx.contact_collection
+                              == ContactCollection.CC_ALL_SUBSTEPS)
+    for env in plan.envs:
+        env.write_controls()
+        if every:
+            env.impulses = 0.0
+    count = len(plan.envs)
+    threads = state.pool.threads() if count > 1 and _native.native() is not None else 1
+    size = -(-count // (2 * threads)) if threads > 1 else count  # two per thread: a balanced end
+    chunks = [slice(k, min(k + size, count)) for k in range(0, count, size)]
+    run = state.pool.submit if threads > 1 else _at_once
+    for substep in range(substeps):
+        last = substep == substeps - 1
+        waits = []
+        for rows in chunks:
+            plan.prepare(rows, cap)
+            waits.append(run(plan.substep, rows, last))
+        for wait in waits:
+            wait()
+        if every:
+            for env in plan.envs:
+                env.impulses = env.impulses + env.solver_forces()
+    for env in plan.envs:
+        env.solved = True
+        env.step_forces = env.impulses / substeps if every else None
+    for k in plan.sensing:
+        plan.envs[k].read_sensors(gravity)
+        plan.envs[k].moved = True  # its box is not in the table: the window checked in Python
+
+
+def _at_once(function, *args):
+    """``function(*args)`` now, on this thread; returns a wait that has nothing to wait for
+    (``Pool.submit``'s form)."""
+    function(*args)
+    return _done
+
+
+def _done():
+    pass
