@@ -55,8 +55,6 @@ class EnvSim:
         self.fetched_qpos = self.graphics_qpos = None  # fetch_results' copy, step_graphics'
         self.solved = False  # whether a simulate ran since the model was built
         self.moved = True  # whether a setter moved an actor since the last simulate
-        self.impulses = 0.0  # CC_ALL_SUBSTEPS: the sum of this simulate's contact forces
-        self.step_forces = None  # CC_ALL_SUBSTEPS: the mean of its substeps' contact forces
         self.sensor_rows = None  # force sensor readings of the last simulate, if any sensor
 
     def add(self, actor):
@@ -258,58 +256,9 @@ class EnvSim:
 
     # -- state rows (env order: the actors' bodies and DOFs, as the sim's buffers) -----
 
-    def contact_forces(self):
-        """Net contact force on each body but the world, world frame: the last simulate's
-        (``simulate``), zero before the first."""
-        if not self.solved:
-            return np.zeros((self.model.nbody - 1, 3))
-        return self.step_forces if self.step_forces is not None else self.solver_forces()
-
-    def solver_forces(self):
-        """Net contact forces from the contacts and constraint forces of the last solve,
-        each contact's force as ``mj_contactForce`` gives it (``contact_frame_forces``),
-        for all contacts at once (this runs under the GIL). The force on geom2 is +f, on
-        geom1 -f: MuJoCo's contact normal points from geom1 to geom2."""
-        model, data = self.model, self.data
-        forces = np.zeros((model.nbody, 3))
-        contact = data.contact
-        active = np.flatnonzero(contact.efc_address >= 0) if data.ncon else ()
-        if len(active):
-            local = contact_frame_forces(model, data, active)
-            world = np.einsum("nji,nj->ni", contact.frame[active].reshape(-1, 3, 3), local)
-            np.add.at(forces, model.geom_bodyid[contact.geom2[active]], world)
-            np.subtract.at(forces, model.geom_bodyid[contact.geom1[active]], world)
-        return forces[1:]
-
     def force_sensors(self):
         """(sensors, 6): the readings of the last simulate (zero before the first)."""
         return self.sensor_rows if self.sensor_rows is not None else np.zeros((0, 6))
-
-
-def contact_frame_forces(model, data, rows):
-    """(len(rows), 3): the force of each contact of ``rows`` (each with a constraint) in its
-    contact frame, normal first, as ``mj_contactForce`` computes it: a pyramidal cone's
-    edge forces decoded (``mju_decodePyramid``: the normal is their sum, each tangent the
-    difference of its pair times its friction), an elliptic cone's read as they are."""
-    contact = data.contact
-    address, dims = contact.efc_address[rows], contact.dim[rows]
-    pyramidal = model.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
-    local = np.zeros((len(rows), 3))
-    for dim in np.unique(dims).tolist():
-        which = np.flatnonzero(dims == dim)
-        if dim == 1 or not pyramidal:
-            width = min(dim, 3)
-            local[which, :width] = data.efc_force[address[which, None] + np.arange(width)]
-            continue
-        edges = data.efc_force[address[which, None] + np.arange(2 * (dim - 1))]
-        normal = edges[:, 0].copy()
-        for k in range(1, 2 * (dim - 1)):  # in mju_decodePyramid's order
-            normal += edges[:, k]
-        local[which, 0] = normal
-        for k in range(min(dim - 1, 2)):
-            local[which, k + 1] = (edges[:, 2 * k] - edges[:, 2 * k + 1]) \
-                * contact.friction[rows[which], k]
-    return local
 
 
 def _named_bodies(xml):

@@ -40,7 +40,9 @@ import numpy as np
 
 # A row of the table, one per env, as the C struct ``unisim_env`` lays it out.
 ROW = np.dtype([("model", "u8"), ("data", "u8"), ("speed", "u8"), ("shapes", "u8"),
-                ("radius", "u8"), ("nshape", "i8"), ("kinematics", "i8"), ("out", "f8", 5)])
+                ("radius", "u8"), ("nshape", "i8"), ("kinematics", "i8"), ("out", "f8", 5),
+                ("qadr", "u8"), ("vadr", "u8"), ("ndof", "i8"), ("dof_start", "i8"),
+                ("body_start", "i8"), ("nbody", "i8")])
 DEEPEST, BOX = 0, slice(1, 5)  # ``out``: the deepest penetration; low x, y, high x, y
 KEEP = 256 * 1024  # bytes of arena an env keeps resident (see the module's docstring)
 
@@ -59,6 +61,12 @@ typedef struct {
     int64_t nshape;
     int64_t kinematics;     /* after the last substep: the new state's kinematics and box */
     double out[5];          /* the deepest penetration; the box: low x, y, high x, y */
+    const int64_t *qadr;    /* the actors' DOFs: their qpos addresses */
+    const int64_t *vadr;    /* and qvel addresses */
+    int64_t ndof;
+    int64_t dof_start;      /* the env's first row in the sim's DOF state buffer */
+    int64_t body_start;     /* and in its body buffers */
+    int64_t nbody;          /* the actors' bodies: MuJoCo's bodies 1 to nbody */
 } unisim_env;
 
 static void clamp(const mjModel *m, mjData *d, const double *speed) {
@@ -100,6 +108,46 @@ static void box(const mjData *d, const unisim_env *e, double *out) {
     }
 }
 
+/* Each env's DOF states (position, velocity) into rows of out (DOFs x 2). */
+void unisim_dof_states(const unisim_env *envs, int64_t count, double *out) {
+    for (int64_t i = 0; i < count; i++) {
+        const unisim_env *e = envs + i;
+        for (int64_t k = 0; k < e->ndof; k++) {
+            double *row = out + 2 * (e->dof_start + k);
+            row[0] = e->data->qpos[e->qadr[k]];
+            row[1] = e->data->qvel[e->vadr[k]];
+        }
+    }
+}
+
+/* Each env's net contact force per body (world frame), from its contacts in the last solve,
+   added into rows of out (bodies x 3): mj_contactForce's force, turned by the contact's
+   frame, +f on geom[1]'s body and -f on geom[0]'s (the normal points from geom[0]). */
+void unisim_contact_forces(const unisim_env *envs, int64_t count, double *out) {
+    for (int64_t i = 0; i < count; i++) {
+        const unisim_env *e = envs + i;
+        const mjModel *m = e->model;
+        mjData *d = e->data;
+        double *rows = out + 3 * e->body_start;
+        for (int c = 0; c < d->ncon; c++) {
+            const mjContact *contact = d->contact + c;
+            if (contact->efc_address < 0) continue;
+            mjtNum local[6], world[3];
+            mj_contactForce(m, d, c, local);
+            for (int j = 0; j < 3; j++)
+                world[j] = contact->frame[j] * local[0] + contact->frame[3 + j] * local[1]
+                    + contact->frame[6 + j] * local[2];
+            for (int side = 0; side < 2; side++) {
+                int geom = contact->geom[side];
+                int body = geom < 0 ? 0 : m->geom_bodyid[geom];
+                if (body < 1 || body > e->nbody) continue;
+                for (int j = 0; j < 3; j++)
+                    rows[3 * (body - 1) + j] += side ? world[j] : -world[j];
+            }
+        }
+    }
+}
+
 void unisim_substep(unisim_env *envs, int64_t count, int64_t last) {
     for (int64_t i = 0; i < count; i++) {
         unisim_env *e = envs + i;
@@ -124,9 +172,9 @@ KINEMATICS = (mujoco.mj_kinematics, mujoco.mj_comPos, mujoco.mj_comVel)
 
 
 def substep_python(table, keep, last):
-    """``unisim_substep`` in Python: ``keep`` holds each row's (model, data, speed, shapes,
-    radius), as ``_step.Plan`` keeps them."""
-    for row, (model, data, speed, shapes, radius) in zip(table, keep):
+    """``unisim_substep`` in Python: ``keep`` holds what each row points to, (model, data,
+    speed, shapes, radius, qadr, vadr), as ``_step.Plan`` keeps them."""
+    for row, (model, data, speed, shapes, radius, _, _) in zip(table, keep):
         clamp(data.qvel, speed)
         mujoco.mj_step(model, data)
         row["out"][DEEPEST] = deepest(data)
@@ -158,11 +206,41 @@ def box(data, shapes, radius):
                            (centres + radius[:, None]).max(axis=0)])
 
 
-_loaded = []  # [the C function] or [None], once tried
+def dof_states_python(table, keep, out):
+    """``unisim_dof_states`` in Python."""
+    for row, (_, data, _, _, _, qadr, vadr) in zip(table, keep):
+        start = row["dof_start"]
+        out[start:start + len(qadr), 0] = data.qpos[qadr]
+        out[start:start + len(qadr), 1] = data.qvel[vadr]
+
+
+def contact_forces_python(table, keep, out):
+    """``unisim_contact_forces`` in Python, in its order of operations (the same sums)."""
+    local = np.zeros(6)
+    for row, (model, data, *_) in zip(table, keep):
+        rows = out[row["body_start"]:row["body_start"] + row["nbody"]]
+        for c in range(data.ncon):
+            contact = data.contact[c]
+            if contact.efc_address < 0:
+                continue
+            mujoco.mj_contactForce(model, data, c, local)
+            frame = contact.frame
+            world = [frame[j] * local[0] + frame[3 + j] * local[1] + frame[6 + j] * local[2]
+                     for j in range(3)]
+            for side in (0, 1):
+                geom = contact.geom[side]
+                body = model.geom_bodyid[geom] if geom >= 0 else 0
+                if 1 <= body <= row["nbody"]:
+                    for j in range(3):
+                        rows[body - 1, j] += world[j] if side else -world[j]
+
+
+_loaded = []  # [the C functions by name] or [None], once tried
 
 
 def native():
-    """``unisim_substep`` loaded, or None where it cannot be built."""
+    """The C functions (``unisim_substep``, ``unisim_dof_states``,
+    ``unisim_contact_forces``) by name, or None where they cannot be built."""
     if not _loaded:
         try:
             _loaded.append(_load())
@@ -176,10 +254,15 @@ def _load():
     library = sorted(glob.glob(os.path.join(folder, "libmujoco.so*"))
                      + glob.glob(os.path.join(folder, "libmujoco*.dylib")))[0]
     ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)  # the bindings' own: the same functions
-    function = ctypes.CDLL(_compiled(library)).unisim_substep
-    function.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
-    function.restype = None
-    return function
+    compiled = ctypes.CDLL(_compiled(library))
+    functions = {}
+    for name, last in (("substep", ctypes.c_int64), ("dof_states", ctypes.c_void_p),
+                       ("contact_forces", ctypes.c_void_p)):
+        function = getattr(compiled, "unisim_" + name)
+        function.argtypes = [ctypes.c_void_p, ctypes.c_int64, last]
+        function.restype = None
+        functions[name] = function
+    return functions
 
 
 def _compiled(library):

@@ -59,6 +59,7 @@ class SimState:
         self._compiled = {}  # an env's actor list (and ground): its compiled MjModel
         self.pool = Pool()  # the threads simulate steps the envs on (``_threads``)
         self.generation = 0  # counts the changes a step's plan depends on (``_step``)
+        self.step_forces = None  # CC_ALL_SUBSTEPS: the last simulate's mean contact forces
         self._plan = None
 
     def compiled(self, key, compile_model):
@@ -161,21 +162,18 @@ class SimState:
         self.buffer(name, "refresh")
         if not self.prepared:
             self.build()  # a refresh before prepare_sim reads the scene built so far
-        if name == "dof":  # at every simulate in legged_gym: written in place, no row arrays
+        if name == "dof":  # at every simulate in legged_gym
             values = np.empty((self.count("dofs"), 2))
-            offsets = self.dof_offsets().tolist()
-            for actor, start, end in zip(self.actors, offsets[:-1], offsets[1:]):
-                actor.dof_states_into(values[start:end])
+            self.plan().dof_states(values)
             self.buffers[name].copy_(torch.from_numpy(values.astype(np.float32)))
+            return
+        if name == "net_contact_force":
+            self.buffers[name].copy_(torch.from_numpy(self.contact_forces().astype(np.float32)))
             return
         if name == "root":
             rows = [actor.root_state() for actor in self.actors]
         elif name == "rigid_body":
             rows = [actor.body_states() for actor in self.actors]
-        elif name == "net_contact_force":
-            never = self.params.physx.contact_collection == ContactCollection.CC_NEVER
-            rows = [np.zeros((len(env.model.body_mass) - 1, 3)) if never  # "Don't collect"
-                    else env.contact_forces() for env in self.envs]
         elif name == "force_sensor":
             rows = [env.force_sensors() for env in self.envs]
         else:
@@ -183,6 +181,22 @@ class SimState:
         values = np.concatenate([np.reshape(r, (-1, *self.buffers[name].shape[1:]))
                                  for r in rows]) if rows else np.zeros(0)
         self.buffers[name].copy_(torch.from_numpy(values.astype(np.float32)))
+
+    def contact_forces(self):
+        """(bodies, 3): each body's net contact force, world frame, of the last simulate
+        (``_step``): zero before an env's first, and under ``CC_NEVER`` ("Don't collect")."""
+        forces = np.zeros((self.count("bodies"), 3))
+        if self.params.physx.contact_collection == ContactCollection.CC_NEVER:
+            return forces
+        if self.step_forces is not None:  # CC_ALL_SUBSTEPS: their mean
+            forces[:] = self.step_forces
+        else:
+            self.plan().contact_forces(forces)
+        plan = self.plan()
+        for env, row in zip(plan.envs, plan.table):
+            if not env.solved:
+                forces[row["body_start"]:row["body_start"] + row["nbody"]] = 0.0
+        return forces
 
     def gravity(self):
         g = self.params.gravity

@@ -35,16 +35,24 @@ class Plan:
     def __init__(self, envs, generation):
         self.envs, self.generation = list(envs), generation
         self.table = np.zeros(len(envs), dtype=_native.ROW)
-        self.keep = []  # per row: (model, data, speed, shapes, radius), what the row points to
+        self.keep = []  # per row, what it points to: (model, data, speed, shapes, radius,
+        dofs = bodies = 0  # qadr, vadr); the env's first rows in the sim's buffers
         for row, env in zip(self.table, envs):
             model, data = env.physics()
             speed = env.speeds()
             shapes = env.window.shapes
             radius = np.ascontiguousarray(model.geom_rbound[shapes])
-            self.keep.append((model, data, speed, shapes, radius))
+            qadr, vadr = (np.concatenate([a.qadr for a in env.actors] + [np.zeros(0, int)])
+                          .astype(np.int64), np.concatenate([a.vadr for a in env.actors]
+                                                           + [np.zeros(0, int)]).astype(np.int64))
+            self.keep.append((model, data, speed, shapes, radius, qadr, vadr))
             row["model"], row["data"] = model._address, data._address
             row["speed"] = speed.ctypes.data
             row["shapes"], row["radius"] = shapes.ctypes.data, radius.ctypes.data
+            row["qadr"], row["vadr"], row["ndof"] = qadr.ctypes.data, vadr.ctypes.data, len(qadr)
+            row["dof_start"], row["body_start"] = dofs, bodies
+            row["nbody"] = sum(actor.nbody for actor in env.actors)
+            dofs, bodies = dofs + len(qadr), bodies + row["nbody"]
             row["nshape"] = len(shapes) if env.window.panes else 0
             row["kinematics"] = env.sensor_rows is None  # else sensors are read first
             row["out"][_native.DEEPEST] = _native.deepest(data)
@@ -88,13 +96,27 @@ class Plan:
                 self.envs[k].bound_friction()
 
     def substep(self, rows, last):
-        """The kernel over envs ``rows``: on the C side if built, else in Python."""
-        kernel = _native.native()
-        if kernel is None:
-            _native.substep_python(self.table[rows], self.keep[rows], last)  # views
+        """The kernel's substep over envs ``rows`` (a slice)."""
+        self._call("substep", rows, int(last))
+
+    def dof_states(self, out):
+        """Every env's DOF states into ``out`` (DOFs x 2, float64, C order)."""
+        self._call("dof_states", slice(0, len(self.envs)), out)
+
+    def contact_forces(self, out):
+        """Every env's net contact forces of the last solve, added into ``out`` (bodies x 3,
+        float64, C order)."""
+        self._call("contact_forces", slice(0, len(self.envs)), out)
+
+    def _call(self, name, rows, last):
+        """C function ``unisim_<name>`` over the table's ``rows``, or its Python twin."""
+        functions = _native.native()
+        if functions is None:
+            getattr(_native, name + "_python")(self.table[rows], self.keep[rows], last)
             return
         address = self.table.ctypes.data + rows.start * self.table.itemsize
-        kernel(ctypes.c_void_p(address), rows.stop - rows.start, int(last))
+        argument = last.ctypes.data if isinstance(last, np.ndarray) else last
+        functions[name](ctypes.c_void_p(address), rows.stop - rows.start, argument)
 
 
 def step_envs(state, dt, substeps, gravity, cap):
@@ -112,8 +134,7 @@ def step_envs(state, dt, substeps, gravity, cap):
                               == ContactCollection.CC_ALL_SUBSTEPS)
     for env in plan.envs:
         env.write_controls()
-        if every:
-            env.impulses = 0.0
+    forces = np.zeros((state.count("bodies"), 3)) if every else None
     count = len(plan.envs)
     threads = state.pool.threads() if count > 1 and _native.native() is not None else 1
     size = -(-count // (2 * threads)) if threads > 1 else count  # two per thread: a balanced end
@@ -128,11 +149,10 @@ def step_envs(state, dt, substeps, gravity, cap):
         for wait in waits:
             wait()
         if every:
-            for env in plan.envs:
-                env.impulses = env.impulses + env.solver_forces()
+            plan.contact_forces(forces)
     for env in plan.envs:
         env.solved = True
-        env.step_forces = env.impulses / substeps if every else None
+    state.step_forces = forces / substeps if every else None
     for k in plan.sensing:
         plan.envs[k].read_sensors(gravity)
         plan.envs[k].moved = True  # its box is not in the table: the window checked in Python
