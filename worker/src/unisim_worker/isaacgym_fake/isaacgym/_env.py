@@ -95,7 +95,7 @@ class EnvSim:
         saved = [(actor, actor.save()) for actor in self.actors if actor.bound()]
         compiled = self.sim.compiled(self._key(), self._compile)
         self.model = copy.deepcopy(compiled)  # DOF and body properties differ per env
-        self.data = mujoco.MjData(self.model)
+        self.data = _native.new_data(self.model)
         model = self.model
         roots = [b for b in range(1, model.nbody) if model.body_parentid[b] == 0]
         for k, actor in enumerate(self.actors):

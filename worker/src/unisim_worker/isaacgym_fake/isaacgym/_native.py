@@ -10,12 +10,13 @@ on a machine of many cores. So one substep of a chunk is one call into the C bel
   why), before the substep and, after the last, again;
 - ``mj_step``;
 - the arena pages above what the step left live given back to the system
-  (``madvise(MADV_DONTNEED)``) once the step used more than ``KEEP`` bytes of it: MuJoCo
-  sizes each env's arena for the worst case (14 MB for a legged_gym robot) and the pages a
-  step touches stay resident, so an env whose robot once lay on rough ground (hundreds of
-  contacts) would hold most of a megabyte for good; 4096 envs hold their usual few
-  contacts' worth instead. The stack at the arena's top holds nothing between calls, and
-  a released page reads as zeros when touched again;
+  (``madvise(MADV_DONTNEED)``, ``release``) once the step used more than ``KEEP`` bytes
+  of it: MuJoCo sizes each env's arena for the worst case (14 MB for a legged_gym robot)
+  and the pages a step touches stay resident, so an env whose robot once lay on rough
+  ground (hundreds of contacts) would hold most of a megabyte for good; 4096 envs hold
+  their usual few contacts' worth instead. The stack at the arena's top holds nothing
+  between calls, and a released page reads as zeros when touched again. A new MjData's
+  arena and solver statistics (160 KB, zeroed) are given back too (``release_new``);
 - the deepest penetration of the step's contacts (``_env.EnvSim.set_floor``);
 - after the last substep, the new state's kinematics (bodies, centres of mass,
   velocities; no collision or solve) and the box of the actors' shapes in x, y
@@ -44,7 +45,7 @@ ROW = np.dtype([("model", "u8"), ("data", "u8"), ("speed", "u8"), ("shapes", "u8
                 ("qadr", "u8"), ("vadr", "u8"), ("ndof", "i8"), ("dof_start", "i8"),
                 ("body_start", "i8"), ("nbody", "i8")])
 DEEPEST, BOX = 0, slice(1, 5)  # ``out``: the deepest penetration; low x, y, high x, y
-KEEP = 256 * 1024  # bytes of arena an env keeps resident (see the module's docstring)
+KEEP = 128 * 1024  # bytes of arena an env keeps resident (see the module's docstring)
 
 SOURCE = r"""
 #include <stdint.h>
@@ -78,13 +79,25 @@ static void clamp(const mjModel *m, mjData *d, const double *speed) {
     }
 }
 
+/* The whole pages of [start, end) given back: they read as zeros when next touched. */
+static void give_back(uintptr_t start, uintptr_t end) {
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    start = (start + page - 1) & ~(page - 1);
+    end &= ~(page - 1);
+    if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
 static void release(mjData *d) {
     if (d->maxuse_arena <= KEEP) return;
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t start = ((uintptr_t)d->arena + d->parena + page - 1) & ~(page - 1);
-    uintptr_t end = ((uintptr_t)d->arena + d->narena) & ~(page - 1);
-    if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+    give_back((uintptr_t)d->arena + d->parena, (uintptr_t)d->arena + d->narena);
     d->maxuse_arena = d->parena;
+}
+
+/* A new mjData's touched pages that hold nothing yet: its arena and its solver statistics
+   (mjNISLAND x mjNSOLVER entries, zeroed; a solve writes its iterations' first few). */
+void unisim_release_new(mjData *d) {
+    give_back((uintptr_t)d->arena, (uintptr_t)d->arena + d->narena);
+    give_back((uintptr_t)d->solver, (uintptr_t)(d->solver + mjNISLAND * mjNSOLVER));
 }
 
 static double deepest(const mjData *d) {
@@ -235,6 +248,16 @@ def contact_forces_python(table, keep, out):
                         rows[body - 1, j] += world[j] if side else -world[j]
 
 
+def new_data(model):
+    """``mujoco.MjData(model)``, the pages it touched that hold nothing yet given back where
+    the C side is built (``unisim_release_new``)."""
+    data = mujoco.MjData(model)
+    functions = native()
+    if functions is not None:
+        functions["release_new"](ctypes.c_void_p(data._address))
+    return data
+
+
 _loaded = []  # [the C functions by name] or [None], once tried
 
 
@@ -262,6 +285,9 @@ def _load():
         function.argtypes = [ctypes.c_void_p, ctypes.c_int64, last]
         function.restype = None
         functions[name] = function
+    functions["release_new"] = compiled.unisim_release_new
+    functions["release_new"].argtypes = [ctypes.c_void_p]
+    functions["release_new"].restype = None
     return functions
 
 
