@@ -176,6 +176,7 @@ class ActorSim:
             props = [(m, c, i * (m / old) if old > 0 else i)
                      for (m, c, i), old in zip(props, current)]
         self.body_props = props
+        self.env.sim.generation += 1  # the step's plan holds the root bodies' centres of mass
         model = self.model
         for body, (mass, com, inertia) in zip(self.bodies, props):
             model.body_mass[body] = mass
@@ -241,22 +242,14 @@ class ActorSim:
         """From the joint state itself, so that a set root state reads back at once (the
         SDK's setters write the root buffer; IsaacLab #240)."""
         model, data, origin = self.model, self.data, self.env.origin
-        row = np.zeros(13)
-        root = self.bodies[0]
         if not self.free:
-            row[0:3] = model.body_pos[root] + origin
-            row[3:7] = wxyz_to_xyzw(model.body_quat[root])
+            row = np.zeros(13)
+            row[0:3] = model.body_pos[self.bodies[0]] + origin
+            row[3:7] = wxyz_to_xyzw(model.body_quat[self.bodies[0]])
             return row
-        q = data.qpos[self.root_q:self.root_q + 7]
-        quat = q[3:7] / np.linalg.norm(q[3:7])
-        rotation = _matrix(quat)
-        angular = rotation @ data.qvel[self.root_v + 3:self.root_v + 6]
-        row[0:3] = q[0:3] + origin
-        row[3:7] = wxyz_to_xyzw(quat)
-        row[7:10] = data.qvel[self.root_v:self.root_v + 3] + _cross(
-            angular, rotation @ model.body_ipos[root])
-        row[10:13] = angular
-        return row
+        joints = np.concatenate([data.qpos[self.root_q:self.root_q + 7],
+                                 data.qvel[self.root_v:self.root_v + 6]])
+        return root_rows(joints[None], model.body_ipos[self.bodies[0]][None], origin[None])[0]
 
     def body_states(self):
         data, model, bodies = self.data, self.model, self.bodies
@@ -304,6 +297,33 @@ class ActorSim:
         self.env.moved = True
         self.data.qpos[self.qadr] = rows[:, 0]
         self.data.qvel[self.vadr] = rows[:, 1]
+
+
+def root_rows(joints, ipos, origins):
+    """Root state rows of free roots, from their joint states ``joints`` (n, 13: qpos 7,
+    qvel 6), centres of mass in the body frame ``ipos`` (n, 3) and env origins (n, 3): the
+    position and xyzw quaternion of the body frame, the centre of mass's linear velocity and
+    the angular velocity, world frame (MuJoCo's free joint holds the body frame's linear
+    velocity in world axes and the angular velocity in body axes)."""
+    quat = joints[:, 3:7] / np.maximum(np.linalg.norm(joints[:, 3:7], axis=1), 1e-12)[:, None]
+    rotation = quat_matrices(quat)
+    angular = np.einsum("nij,nj->ni", rotation, joints[:, 10:13])
+    arm = np.einsum("nij,nj->ni", rotation, ipos)
+    rows = np.empty((len(joints), 13))
+    rows[:, 0:3] = joints[:, 0:3] + origins
+    rows[:, 3:7] = wxyz_to_xyzw(quat)
+    rows[:, 7:10] = joints[:, 7:10] + np.cross(angular, arm)
+    rows[:, 10:13] = angular
+    return rows
+
+
+def quat_matrices(quat):
+    """(n, 3, 3) rotation matrices of unit quaternions (n, 4) wxyz."""
+    w, x, y, z = quat.T
+    return np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+                     2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                     2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+                    axis=1).reshape(-1, 3, 3)
 
 
 def _cross(a, b):

@@ -97,6 +97,10 @@ class BuildMixin:
         _body_forces.clear(arg0._state)  # applied "for the immediate timestep"
 
     def fetch_results(self, arg0, arg1):
+        """The state ``step_graphics`` shows next; none to keep without graphics (it shows
+        nothing there), which is every headless training run."""
+        if arg0._state.graphics_device < 0:
+            return
         for env in arg0._state.envs:
             env.fetched_qpos = env.physics()[1].qpos.copy()
 

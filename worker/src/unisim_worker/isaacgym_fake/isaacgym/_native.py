@@ -43,7 +43,8 @@ import numpy as np
 ROW = np.dtype([("model", "u8"), ("data", "u8"), ("speed", "u8"), ("shapes", "u8"),
                 ("radius", "u8"), ("nshape", "i8"), ("kinematics", "i8"), ("out", "f8", 5),
                 ("qadr", "u8"), ("vadr", "u8"), ("ndof", "i8"), ("dof_start", "i8"),
-                ("body_start", "i8"), ("nbody", "i8")])
+                ("body_start", "i8"), ("nbody", "i8"), ("root_q", "u8"), ("root_v", "u8"),
+                ("nactor", "i8"), ("actor_start", "i8")])
 DEEPEST, BOX = 0, slice(1, 5)  # ``out``: the deepest penetration; low x, y, high x, y
 KEEP = 128 * 1024  # bytes of arena an env keeps resident (see the module's docstring)
 
@@ -68,6 +69,10 @@ typedef struct {
     int64_t dof_start;      /* the env's first row in the sim's DOF state buffer */
     int64_t body_start;     /* and in its body buffers */
     int64_t nbody;          /* the actors' bodies: MuJoCo's bodies 1 to nbody */
+    const int64_t *root_q;  /* each actor's free root joint: its qpos address, -1 if fixed */
+    const int64_t *root_v;  /* and its qvel address */
+    int64_t nactor;
+    int64_t actor_start;    /* the env's first row in the sim's root buffer */
 } unisim_env;
 
 static void clamp(const mjModel *m, mjData *d, const double *speed) {
@@ -133,6 +138,19 @@ void unisim_dof_states(const unisim_env *envs, int64_t count, double *out) {
     }
 }
 
+/* Each env's free roots' joint states into rows of out (actors x 13): qpos (7), qvel (6). */
+void unisim_roots(const unisim_env *envs, int64_t count, double *out) {
+    for (int64_t i = 0; i < count; i++) {
+        const unisim_env *e = envs + i;
+        for (int64_t a = 0; a < e->nactor; a++) {
+            if (e->root_q[a] < 0) continue;
+            double *row = out + 13 * (e->actor_start + a);
+            for (int k = 0; k < 7; k++) row[k] = e->data->qpos[e->root_q[a] + k];
+            for (int k = 0; k < 6; k++) row[7 + k] = e->data->qvel[e->root_v[a] + k];
+        }
+    }
+}
+
 /* Each env's net contact force per body (world frame), from its contacts in the last solve,
    added into rows of out (bodies x 3): mj_contactForce's force, turned by the contact's
    frame, +f on geom[1]'s body and -f on geom[0]'s (the normal points from geom[0]). */
@@ -186,8 +204,8 @@ KINEMATICS = (mujoco.mj_kinematics, mujoco.mj_comPos, mujoco.mj_comVel)
 
 def substep_python(table, keep, last):
     """``unisim_substep`` in Python: ``keep`` holds what each row points to, (model, data,
-    speed, shapes, radius, qadr, vadr), as ``_step.Plan`` keeps them."""
-    for row, (model, data, speed, shapes, radius, _, _) in zip(table, keep):
+    speed, shapes, radius, qadr, vadr, root_q, root_v), as ``_step.Plan`` keeps them."""
+    for row, (model, data, speed, shapes, radius, *_) in zip(table, keep):
         clamp(data.qvel, speed)
         mujoco.mj_step(model, data)
         row["out"][DEEPEST] = deepest(data)
@@ -221,10 +239,19 @@ def box(data, shapes, radius):
 
 def dof_states_python(table, keep, out):
     """``unisim_dof_states`` in Python."""
-    for row, (_, data, _, _, _, qadr, vadr) in zip(table, keep):
+    for row, (_, data, _, _, _, qadr, vadr, *_) in zip(table, keep):
         start = row["dof_start"]
         out[start:start + len(qadr), 0] = data.qpos[qadr]
         out[start:start + len(qadr), 1] = data.qvel[vadr]
+
+
+def roots_python(table, keep, out):
+    """``unisim_roots`` in Python."""
+    for row, (_, data, *_, root_q, root_v) in zip(table, keep):
+        for a, (q, v) in enumerate(zip(root_q.tolist(), root_v.tolist())):
+            if q >= 0:
+                out[row["actor_start"] + a, 0:7] = data.qpos[q:q + 7]
+                out[row["actor_start"] + a, 7:13] = data.qvel[v:v + 6]
 
 
 def contact_forces_python(table, keep, out):
@@ -262,7 +289,7 @@ _loaded = []  # [the C functions by name] or [None], once tried
 
 
 def native():
-    """The C functions (``unisim_substep``, ``unisim_dof_states``,
+    """The C functions (``unisim_substep``, ``unisim_dof_states``, ``unisim_roots``,
     ``unisim_contact_forces``) by name, or None where they cannot be built."""
     if not _loaded:
         try:
@@ -280,7 +307,7 @@ def _load():
     compiled = ctypes.CDLL(_compiled(library))
     functions = {}
     for name, last in (("substep", ctypes.c_int64), ("dof_states", ctypes.c_void_p),
-                       ("contact_forces", ctypes.c_void_p)):
+                       ("roots", ctypes.c_void_p), ("contact_forces", ctypes.c_void_p)):
         function = getattr(compiled, "unisim_" + name)
         function.argtypes = [ctypes.c_void_p, ctypes.c_int64, last]
         function.restype = None

@@ -25,6 +25,7 @@ import sys
 import numpy as np
 import torch
 
+from ._actors import root_rows
 from ._enums import ContactCollection
 from ._errors import FakeError, suspect
 from ._ground import Ground
@@ -171,7 +172,8 @@ class SimState:
             self.buffers[name].copy_(torch.from_numpy(self.contact_forces().astype(np.float32)))
             return
         if name == "root":
-            rows = [actor.root_state() for actor in self.actors]
+            self.buffers[name].copy_(torch.from_numpy(self.root_states().astype(np.float32)))
+            return
         elif name == "rigid_body":
             rows = [actor.body_states() for actor in self.actors]
         elif name == "force_sensor":
@@ -181,6 +183,19 @@ class SimState:
         values = np.concatenate([np.reshape(r, (-1, *self.buffers[name].shape[1:]))
                                  for r in rows]) if rows else np.zeros(0)
         self.buffers[name].copy_(torch.from_numpy(values.astype(np.float32)))
+
+    def root_states(self):
+        """(actors, 13): every actor's root state (``_actors.root_rows``), the free roots'
+        joint states gathered by the step's kernel."""
+        plan = self.plan()
+        joints = np.zeros((len(self.actors), 13))
+        plan.roots(joints)
+        free = plan.free
+        rows = np.zeros((len(self.actors), 13))
+        rows[free] = root_rows(joints[free], plan.root_ipos[free], plan.actor_origins[free])
+        for k in np.flatnonzero(~free).tolist():
+            rows[k] = self.actors[k].root_state()
+        return rows
 
     def contact_forces(self):
         """(bodies, 3): each body's net contact force, world frame, of the last simulate

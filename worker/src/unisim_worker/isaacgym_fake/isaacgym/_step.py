@@ -36,7 +36,8 @@ class Plan:
         self.envs, self.generation = list(envs), generation
         self.table = np.zeros(len(envs), dtype=_native.ROW)
         self.keep = []  # per row, what it points to: (model, data, speed, shapes, radius,
-        dofs = bodies = 0  # qadr, vadr); the env's first rows in the sim's buffers
+        dofs = bodies = actors = 0  # qadr, vadr, root_q, root_v); the env's first rows in
+        # the sim's buffers
         for row, env in zip(self.table, envs):
             model, data = env.physics()
             speed = env.speeds()
@@ -45,19 +46,29 @@ class Plan:
             qadr, vadr = (np.concatenate([a.qadr for a in env.actors] + [np.zeros(0, int)])
                           .astype(np.int64), np.concatenate([a.vadr for a in env.actors]
                                                            + [np.zeros(0, int)]).astype(np.int64))
-            self.keep.append((model, data, speed, shapes, radius, qadr, vadr))
+            root_q = np.array([a.root_q if a.free else -1 for a in env.actors], np.int64)
+            root_v = np.array([a.root_v if a.free else -1 for a in env.actors], np.int64)
+            self.keep.append((model, data, speed, shapes, radius, qadr, vadr, root_q, root_v))
             row["model"], row["data"] = model._address, data._address
             row["speed"] = speed.ctypes.data
             row["shapes"], row["radius"] = shapes.ctypes.data, radius.ctypes.data
             row["qadr"], row["vadr"], row["ndof"] = qadr.ctypes.data, vadr.ctypes.data, len(qadr)
             row["dof_start"], row["body_start"] = dofs, bodies
             row["nbody"] = sum(actor.nbody for actor in env.actors)
+            row["root_q"], row["root_v"] = root_q.ctypes.data, root_v.ctypes.data
+            row["nactor"], row["actor_start"] = len(env.actors), actors
             dofs, bodies = dofs + len(qadr), bodies + row["nbody"]
+            actors += len(env.actors)
             row["nshape"] = len(shapes) if env.window.panes else 0
             row["kinematics"] = env.sensor_rows is None  # else sensors are read first
             row["out"][_native.DEEPEST] = _native.deepest(data)
             if len(shapes):
                 row["out"][_native.BOX] = _native.box(data, shapes, radius)
+        actors = [(env, actor) for env in envs for actor in env.actors]
+        self.root_ipos = np.array([env.model.body_ipos[actor.bodies[0]]
+                                   for env, actor in actors]).reshape(-1, 3)
+        self.actor_origins = np.array([env.origin for env, _ in actors]).reshape(-1, 3)
+        self.free = np.array([actor.free for _, actor in actors], dtype=bool)
         self.origins = np.array([np.tile(env.origin[0:2], 2) for env in envs]).reshape(-1, 4)
         self.interior = np.array([env.window.interior() for env in envs]).reshape(-1, 4)
         self.shallow = np.array([env.shallow for env in envs])
@@ -102,6 +113,11 @@ class Plan:
     def dof_states(self, out):
         """Every env's DOF states into ``out`` (DOFs x 2, float64, C order)."""
         self._call("dof_states", slice(0, len(self.envs)), out)
+
+    def roots(self, out):
+        """Every free root's joint state (qpos 7, qvel 6) into its row of ``out`` (actors x
+        13, float64, C order); fixed roots' rows are left as they are."""
+        self._call("roots", slice(0, len(self.envs)), out)
 
     def contact_forces(self, out):
         """Every env's net contact forces of the last solve, added into ``out`` (bodies x 3,
