@@ -35,40 +35,37 @@ class Plan:
     def __init__(self, envs, generation):
         self.envs, self.generation = list(envs), generation
         self.table = np.zeros(len(envs), dtype=_native.ROW)
-        self.keep = []  # per row, what it points to: (model, data, speed, shapes, radius,
-        dofs = bodies = actors = 0  # qadr, vadr, root_q, root_v); the env's first rows in
-        # the sim's buffers
+        self.keep = []  # per row, the arrays it points to (``_native.substep_python``)
+        starts = np.zeros(3, dtype=np.int64)  # the next env's first DOF, body and actor rows
         for row, env in zip(self.table, envs):
             model, data = env.physics()
-            speed = env.speeds()
             shapes = env.window.shapes
             radius = np.ascontiguousarray(model.geom_rbound[shapes])
-            qadr, vadr = (np.concatenate([a.qadr for a in env.actors] + [np.zeros(0, int)])
-                          .astype(np.int64), np.concatenate([a.vadr for a in env.actors]
-                                                           + [np.zeros(0, int)]).astype(np.int64))
-            root_q = np.array([a.root_q if a.free else -1 for a in env.actors], np.int64)
-            root_v = np.array([a.root_v if a.free else -1 for a in env.actors], np.int64)
+            qadr = _indices([actor.qadr for actor in env.actors])
+            vadr = _indices([actor.vadr for actor in env.actors])
+            root_q = _indices([[a.root_q if a.free else -1] for a in env.actors])
+            root_v = _indices([[a.root_v if a.free else -1] for a in env.actors])
+            speed = env.speeds()
             self.keep.append((model, data, speed, shapes, radius, qadr, vadr, root_q, root_v))
-            row["model"], row["data"] = model._address, data._address
-            row["speed"] = speed.ctypes.data
+            counts = (len(qadr), sum(actor.nbody for actor in env.actors), len(env.actors))
+            row["model"], row["data"], row["speed"] = model._address, data._address, \
+                speed.ctypes.data
             row["shapes"], row["radius"] = shapes.ctypes.data, radius.ctypes.data
-            row["qadr"], row["vadr"], row["ndof"] = qadr.ctypes.data, vadr.ctypes.data, len(qadr)
-            row["dof_start"], row["body_start"] = dofs, bodies
-            row["nbody"] = sum(actor.nbody for actor in env.actors)
-            row["root_q"], row["root_v"] = root_q.ctypes.data, root_v.ctypes.data
-            row["nactor"], row["actor_start"] = len(env.actors), actors
-            dofs, bodies = dofs + len(qadr), bodies + row["nbody"]
-            actors += len(env.actors)
             row["nshape"] = len(shapes) if env.window.panes else 0
             row["kinematics"] = env.sensor_rows is None  # else sensors are read first
+            row["qadr"], row["vadr"], row["root_q"], row["root_v"] = (
+                qadr.ctypes.data, vadr.ctypes.data, root_q.ctypes.data, root_v.ctypes.data)
+            row["ndof"], row["nbody"], row["nactor"] = counts
+            row["dof_start"], row["body_start"], row["actor_start"] = starts
+            starts += counts
             row["out"][_native.DEEPEST] = _native.deepest(data)
             if len(shapes):
                 row["out"][_native.BOX] = _native.box(data, shapes, radius)
-        actors = [(env, actor) for env in envs for actor in env.actors]
+        pairs = [(env, actor) for env in envs for actor in env.actors]
         self.root_ipos = np.array([env.model.body_ipos[actor.bodies[0]]
-                                   for env, actor in actors]).reshape(-1, 3)
-        self.actor_origins = np.array([env.origin for env, _ in actors]).reshape(-1, 3)
-        self.free = np.array([actor.free for _, actor in actors], dtype=bool)
+                                   for env, actor in pairs]).reshape(-1, 3)
+        self.actor_origins = np.array([env.origin for env, _ in pairs]).reshape(-1, 3)
+        self.free = np.array([actor.free for _, actor in pairs], dtype=bool)
         self.origins = np.array([np.tile(env.origin[0:2], 2) for env in envs]).reshape(-1, 4)
         self.interior = np.array([env.window.interior() for env in envs]).reshape(-1, 4)
         self.shallow = np.array([env.shallow for env in envs])
@@ -172,6 +169,11 @@ def step_envs(state, dt, substeps, gravity, cap):
     for k in plan.sensing:
         plan.envs[k].read_sensors(gravity)
         plan.envs[k].moved = True  # its box is not in the table: the window checked in Python
+
+
+def _indices(parts):
+    """``parts`` (sequences of indices) end to end, as the C side reads them: int64."""
+    return np.concatenate([np.zeros(0, np.int64)] + [np.asarray(p, np.int64) for p in parts])
 
 
 def _at_once(function, *args):
