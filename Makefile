@@ -108,19 +108,22 @@ bench-profile: $(VENV)/.bench
 	$(HOST) -m benchmarks.latency.profile_step --name step-profile
 
 # Stage the GPU run (tools/gpu/gpu_run.sh) in GPU_STAGE for a GPU machine without network:
-# unisim's wheel, the cp312 wheels MJX needs there, the tests and the benchmark.
+# unisim's wheel, the cp312 wheels MJX needs there, the tests and the benchmark, and the SDK
+# fake of fa97e1a, the baseline of the fake's threads benchmark (it has no git history there).
 GPU_STAGE ?= .gpu-run
 GPU_WHEELS := mujoco==4.0.0 mujoco-core==4.0.0 mujoco-studio==4.0.0 mujoco-mjx==3.17.0 \
 	trimesh glfw pyopengl websockets
 gpu-stage: $(VENV)/.installed
 	rm -rf $(GPU_STAGE)/tests $(GPU_STAGE)/benchmarks $(GPU_STAGE)/tools $(GPU_STAGE)/examples \
-	  $(GPU_STAGE)/wheels/unisim_*
+	  $(GPU_STAGE)/wheels/unisim_* $(GPU_STAGE)/baseline-fake
 	mkdir -p $(GPU_STAGE)/wheels
 	$(HOST) -m pip wheel -q --no-deps -w $(GPU_STAGE)/wheels ./protocol ./worker .
 	$(HOST) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
 	  --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
 	  --platform manylinux1_x86_64 -d $(GPU_STAGE)/wheels $(GPU_WHEELS)
 	cp -r tests benchmarks tools examples pyproject.toml tools/gpu/gpu_run.sh $(GPU_STAGE)/
+	mkdir -p $(GPU_STAGE)/baseline-fake
+	git archive fa97e1a unisim/isaacgym_fake | tar -x -C $(GPU_STAGE)/baseline-fake
 	# The EGL/Vulkan loaders a bare GPU machine lacks (the IsaacGym fake's cameras render there).
 	mkdir -p $(GPU_STAGE)/gl /tmp/unisim-apt/partial
 	apt-get -oAPT::Architecture=amd64 -oDir::State::Lists=/tmp/unisim-apt update -qq

@@ -84,10 +84,10 @@ def test_a_seeded_scene_is_bitwise_equal_on_one_thread_and_on_several(
 
 def test_the_c_kernel_steps_as_its_python_twin_does(isaacgym_fake_python: str,
                                                       tmp_path: Path) -> None:
-    # without a C compiler (CC=false, and no loop compiled earlier in this cache folder) the
-    # calls run in Python: the results are the same, bit for bit
+    # without a C compiler (CC=false, and no kernel compiled earlier in this cache folder) the
+    # Python twin steps: the results are the same, bit for bit
     if shutil.which(os.environ.get("CC", "cc")) is None:
-        pytest.skip("no C compiler here: the fake's C loop is not built, its calls run in Python")
+        pytest.skip("no C compiler here: the fake's C kernel is not built, its Python twin runs")
     native = run_fake(isaacgym_fake_python, SCENE + "    from isaacgym import _native\n"
                       "    assert _native.native() is not None\n", UNISIM_FAKE_THREADS="3")
     python = run_fake(isaacgym_fake_python, SCENE + "    from isaacgym import _native\n"

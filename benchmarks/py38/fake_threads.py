@@ -11,7 +11,9 @@ after PD torques computed from the DOF states (``set_dof_actuation_force_tensor`
 ``simulate``, ``fetch_results``, ``refresh_dof_state_tensor``), then the root states and
 net contact forces refreshed. The sim is built once; each round sets
 ``UNISIM_FAKE_THREADS`` (read by the fake at each simulate) to each thread count in turn
-and times STEPS env steps. Prints one JSON line per round: ``{"THREADS": seconds}``.
+and times STEPS env steps. Prints the folder ``isaacgym`` came from (``{"isaacgym": path}``),
+then one JSON line per round: ``{"THREADS": seconds}``. A fake without threads (an earlier
+revision's) ignores ``UNISIM_FAKE_THREADS``: run it with one count.
 """
 
 import json
@@ -129,7 +131,8 @@ def main(scene, num_envs, steps, rounds, threads):
     for count in threads:  # warm-up: each pool started, the contacts settled
         os.environ["UNISIM_FAKE_THREADS"] = str(count)
         stepper.step()
-    print(json.dumps({"ready": True}), flush=True)
+    print(json.dumps({"isaacgym": os.path.dirname(os.path.abspath(gymapi.__file__))}),
+          flush=True)
     for k in range(rounds):
         seconds = {}
         for count in (threads if k % 2 == 0 else threads[::-1]):

@@ -4,7 +4,8 @@
 # Runs from a folder staged by
 # `make gpu-stage` (wheels/ holding unisim's wheel and MJX's, tests/, benchmarks/, tools/,
 # examples/ (the CI's IsaacGym tasks), pyproject.toml; gl/ with the EGL loader packages a
-# bare machine lacks, for the IsaacGym fake's cameras), with no network: it installs the
+# bare machine lacks, for the IsaacGym fake's cameras; baseline-fake/ with fa97e1a's SDK
+# fake, the fake threads benchmark's baseline), with no network: it installs the
 # wheels into this python3 (so the workers it spawns see them too; the IsaacGym tests use
 # that python3, with CUDA torch, as the worker of the SDK fake). Logs go to $OUT, with
 # gpu-tests.xml and gpu-benchmark.json, which `python -m benchmarks.gpu.data_plane --publish`
@@ -38,9 +39,11 @@ timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --py
 timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --python python3 \
   --sizes 64 1024 4096 --json "$out/task-bridge-16core.json" 2>&1 \
   | tee "$out/task-bridge-16core.log" || status=1
-# The SDK fake on one thread and on this machine's cores (`--saved FILE --name
-# isaacgym-fake-threads-16core --publish`).
+# The SDK fake on one thread and on this machine's cores, against fa97e1a's fake where `make
+# gpu-stage` staged it (`--saved FILE --name isaacgym-fake-threads-16core --publish`).
+baseline=()
+[ -d baseline-fake/unisim/isaacgym_fake ] && baseline=(--baseline baseline-fake/unisim/isaacgym_fake --baseline-name fa97e1a)
 timeout "${FAKE_LIMIT:-300}" python3 -m benchmarks.isaacgym_fake.threads --python python3 \
-  --json "$out/isaacgym-fake-threads-16core.json" 2>&1 \
+  "${baseline[@]}" --json "$out/isaacgym-fake-threads-16core.json" 2>&1 \
   | tee "$out/isaacgym-fake-threads-16core.log" || status=1
 exit $status
