@@ -22,6 +22,9 @@ NONE, POS, VEL, EFFORT = (int(DofDriveMode.DOF_MODE_NONE), int(DofDriveMode.DOF_
 # IsaacGymEnvs' Ant and Humanoid import with DOF_MODE_NONE, set only actuation forces,
 # and train on the SDK.
 FORCED = (NONE, EFFORT)
+# An actor's targets, by DOF: views of the columns of the sim's array (``SimState.targets``)
+# once its step has run, from which the step's kernel writes the actuators' inputs.
+TARGETS = ("position_target", "velocity_target", "effort")
 
 
 def wxyz_to_xyzw(quat):
@@ -127,11 +130,10 @@ class ActorSim:
         self.min_velocity = -self.max_velocity
         self.friction = self.props["friction"].astype(np.float64)
         self.has_friction = bool(np.any(self.friction > 0))
-        # the one target every DOF is driven by, or None where the modes differ
-        sources = {POS: "position_target", VEL: "velocity_target", NONE: "effort",
-                   EFFORT: "effort"}
-        kinds = set(sources.get(mode, "zeros") for mode in self.modes.tolist())
-        self.drive = kinds.pop() if len(kinds) == 1 else None
+        # the target each DOF's actuator input comes from: a column of the sim's targets
+        # (``TARGETS``), or none (3: zero)
+        self.sources = np.select([self.modes == POS, self.modes == VEL, self.forced],
+                                 [0, 1, 2], 3).astype(np.int64)
         if self.model is None:
             return
         self.env.sim.generation += 1  # the step's plan holds the speeds
@@ -196,20 +198,6 @@ class ActorSim:
         self.model.geom_matid[geoms] = -1  # a material's colour would hide the geom's
 
     # -- controls ---------------------------------------------------------------------
-
-    def write_controls(self):
-        """Each DOF's actuator input from its drive mode's target (one array where every
-        DOF has the same mode: the Python here holds the GIL while the sim's threads step)."""
-        if not self.ndof:
-            return
-        if self.drive == "zeros":
-            values = 0.0
-        elif self.drive is not None:
-            values = getattr(self, self.drive)
-        else:
-            values = np.where(self.modes == POS, self.position_target, np.where(
-                self.modes == VEL, self.velocity_target, np.where(self.forced, self.effort, 0.0)))
-        self.data.ctrl[self.actuators] = values
 
     def bound_friction(self):
         """The DOF property ``friction`` is PhysX's articulation joint friction coefficient

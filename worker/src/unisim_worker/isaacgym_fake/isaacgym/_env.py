@@ -227,10 +227,6 @@ class EnvSim:
             if actor.has_friction:
                 actor.bound_friction()
 
-    def write_controls(self):
-        for actor in self.actors:
-            actor.write_controls()
-
     def set_floor(self, floor):
         """PhysX pushes penetrating shapes apart at most at ``max_depenetration_velocity``
         (PhysXParams; legged_gym sets 1 m/s and starts its robots inside the ground).

@@ -11,6 +11,7 @@ takes effect, per pipeline: ``SimState.set``.
 import numpy as np
 import torch
 
+from ._actors import TARGETS
 from ._enums import TensorDataType
 from ._errors import UnwrapError
 from ._types import Tensor
@@ -92,12 +93,8 @@ class TensorMixin:
     def _set(self, sim, setter, tensor, indices, count, width, per_actor):
         """Check the buffer and indices; then ``per_actor(actor, rows)`` for each actor
         indexed (all actors without indices), when the pipeline applies it."""
-        state = sim._state
-        per_dof = width in (1, 2) and setter.startswith("set_dof")
-        total = state.count("dofs") if per_dof else state.count("actors")
-        values = state.values(tensor, "%s's state tensor" % setter, total, width)
-        ids = np.arange(len(state.actors)) if indices is None \
-            else state.indices(indices, count, "%s's index tensor" % setter)
+        state, values, ids = _checked(sim, setter, tensor, indices, count, width)
+        per_dof = width == 2  # DOF states; else root states, a row per actor
         offsets = state.dof_offsets()
 
         def update():
@@ -106,6 +103,23 @@ class TensorMixin:
             for index in ids:
                 rows = values[offsets[index]:offsets[index + 1]] if per_dof else values[index]
                 per_actor(state.actors[index], rows)
+
+        state.set(setter, ids, update)  # after the checks: a refused call sets nothing
+        return True
+
+    def _set_targets(self, sim, setter, tensor, indices, count, name):
+        """A DOF target setter: the DOFs of the actors indexed (all without indices) into
+        their column of the sim's targets (``SimState.targets``), all at once, when the
+        pipeline applies it."""
+        state, values, ids = _checked(sim, setter, tensor, indices, count, 1)
+        column = TARGETS.index(name)
+
+        def update():
+            if not state.prepared:
+                state.build()  # a setter before prepare_sim sets the scene built so far
+            targets = state.targets()
+            rows = slice(None) if indices is None else _dof_rows(state.dof_offsets(), ids)
+            targets[rows, column] = values[rows, 0]
 
         state.set(setter, ids, update)  # after the checks: a refused call sets nothing
         return True
@@ -127,32 +141,43 @@ class TensorMixin:
                          lambda actor, rows: actor.set_dof_states(rows))
 
     def set_dof_position_target_tensor(self, arg0, arg1):
-        return self._set(arg0, "set_dof_position_target_tensor", arg1, None, 0, 1,
-                         _setter("position_target"))
+        return self._set_targets(arg0, "set_dof_position_target_tensor", arg1, None, 0,
+                                 "position_target")
 
     def set_dof_position_target_tensor_indexed(self, arg0, arg1, arg2, arg3):
-        return self._set(arg0, "set_dof_position_target_tensor_indexed", arg1, arg2, arg3, 1,
-                         _setter("position_target"))
+        return self._set_targets(arg0, "set_dof_position_target_tensor_indexed", arg1, arg2, arg3,
+                                 "position_target")
 
     def set_dof_velocity_target_tensor(self, arg0, arg1):
-        return self._set(arg0, "set_dof_velocity_target_tensor", arg1, None, 0, 1,
-                         _setter("velocity_target"))
+        return self._set_targets(arg0, "set_dof_velocity_target_tensor", arg1, None, 0,
+                                 "velocity_target")
 
     def set_dof_velocity_target_tensor_indexed(self, arg0, arg1, arg2, arg3):
-        return self._set(arg0, "set_dof_velocity_target_tensor_indexed", arg1, arg2, arg3, 1,
-                         _setter("velocity_target"))
+        return self._set_targets(arg0, "set_dof_velocity_target_tensor_indexed", arg1, arg2, arg3,
+                                 "velocity_target")
 
     def set_dof_actuation_force_tensor(self, arg0, arg1):
-        return self._set(arg0, "set_dof_actuation_force_tensor", arg1, None, 0, 1,
-                         _setter("effort"))
+        return self._set_targets(arg0, "set_dof_actuation_force_tensor", arg1, None, 0,
+                                 "effort")
 
     def set_dof_actuation_force_tensor_indexed(self, arg0, arg1, arg2, arg3):
-        return self._set(arg0, "set_dof_actuation_force_tensor_indexed", arg1, arg2, arg3, 1,
-                         _setter("effort"))
+        return self._set_targets(arg0, "set_dof_actuation_force_tensor_indexed", arg1, arg2, arg3,
+                                 "effort")
 
 
-def _setter(field):
-    def write(actor, rows):
-        getattr(actor, field)[:] = np.reshape(rows, -1)
+def _checked(sim, setter, tensor, indices, count, width):
+    """(the sim's state, the values as (rows, width) float64, the actor indices) of a setter
+    call, checked: the full buffer, an int32 index tensor."""
+    state = sim._state
+    per_dof = width in (1, 2) and setter.startswith("set_dof")
+    total = state.count("dofs") if per_dof else state.count("actors")
+    values = state.values(tensor, "%s's state tensor" % setter, total, width)
+    ids = np.arange(len(state.actors)) if indices is None \
+        else state.indices(indices, count, "%s's index tensor" % setter)
+    return state, values, ids
 
-    return write
+
+def _dof_rows(offsets, ids):
+    """The DOF rows of actors ``ids`` (``offsets``: each actor's first), in order."""
+    starts, lengths = offsets[ids], offsets[ids + 1] - offsets[ids]
+    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())

@@ -44,7 +44,8 @@ ROW = np.dtype([("model", "u8"), ("data", "u8"), ("speed", "u8"), ("shapes", "u8
                 ("radius", "u8"), ("nshape", "i8"), ("kinematics", "i8"), ("out", "f8", 5),
                 ("qadr", "u8"), ("vadr", "u8"), ("ndof", "i8"), ("dof_start", "i8"),
                 ("body_start", "i8"), ("nbody", "i8"), ("root_q", "u8"), ("root_v", "u8"),
-                ("nactor", "i8"), ("actor_start", "i8")])
+                ("nactor", "i8"), ("actor_start", "i8"), ("actuators", "u8"),
+                ("sources", "u8")])
 DEEPEST, BOX = 0, slice(1, 5)  # ``out``: the deepest penetration; low x, y, high x, y
 KEEP = 128 * 1024  # bytes of arena an env keeps resident (see the module's docstring)
 
@@ -73,6 +74,8 @@ typedef struct {
     const int64_t *root_v;  /* and its qvel address */
     int64_t nactor;
     int64_t actor_start;    /* the env's first row in the sim's root buffer */
+    const int64_t *actuators;  /* each DOF's actuator */
+    const int64_t *sources;    /* and the column of the sim's targets it takes, 3: none */
 } unisim_env;
 
 static void clamp(const mjModel *m, mjData *d, const double *speed) {
@@ -134,6 +137,18 @@ void unisim_dof_states(const unisim_env *envs, int64_t count, double *out) {
             double *row = out + 2 * (e->dof_start + k);
             row[0] = e->data->qpos[e->qadr[k]];
             row[1] = e->data->qvel[e->vadr[k]];
+        }
+    }
+}
+
+/* Each env's actuator inputs from the sim's targets (DOFs x 3: position, velocity, effort). */
+void unisim_controls(const unisim_env *envs, int64_t count, const double *targets) {
+    for (int64_t i = 0; i < count; i++) {
+        const unisim_env *e = envs + i;
+        for (int64_t k = 0; k < e->ndof; k++) {
+            int64_t source = e->sources[k];
+            e->data->ctrl[e->actuators[k]] =
+                source < 3 ? targets[3 * (e->dof_start + k) + source] : 0.0;
         }
     }
 }
@@ -204,7 +219,8 @@ KINEMATICS = (mujoco.mj_kinematics, mujoco.mj_comPos, mujoco.mj_comVel)
 
 def substep_python(table, keep, last):
     """``unisim_substep`` in Python: ``keep`` holds what each row points to, (model, data,
-    speed, shapes, radius, qadr, vadr, root_q, root_v), as ``_step.Plan`` keeps them."""
+    speed, shapes, radius, qadr, vadr, root_q, root_v, actuators, sources), as
+    ``_step.Plan`` keeps them."""
     for row, (model, data, speed, shapes, radius, *_) in zip(table, keep):
         clamp(data.qvel, speed)
         mujoco.mj_step(model, data)
@@ -237,6 +253,13 @@ def box(data, shapes, radius):
                            (centres + radius[:, None]).max(axis=0)])
 
 
+def controls_python(table, keep, targets):
+    """``unisim_controls`` in Python."""
+    for row, (_, data, *_, actuators, sources) in zip(table, keep):
+        rows = row["dof_start"] + np.arange(len(sources))
+        data.ctrl[actuators] = np.where(sources < 3, targets[rows, np.minimum(sources, 2)], 0.0)
+
+
 def dof_states_python(table, keep, out):
     """``unisim_dof_states`` in Python."""
     for row, (_, data, _, _, _, qadr, vadr, *_) in zip(table, keep):
@@ -247,7 +270,7 @@ def dof_states_python(table, keep, out):
 
 def roots_python(table, keep, out):
     """``unisim_roots`` in Python."""
-    for row, (_, data, *_, root_q, root_v) in zip(table, keep):
+    for row, (_, data, *_, root_q, root_v, _, _) in zip(table, keep):
         for a, (q, v) in enumerate(zip(root_q.tolist(), root_v.tolist())):
             if q >= 0:
                 out[row["actor_start"] + a, 0:7] = data.qpos[q:q + 7]
@@ -289,8 +312,8 @@ _loaded = []  # [the C functions by name] or [None], once tried
 
 
 def native():
-    """The C functions (``unisim_substep``, ``unisim_dof_states``, ``unisim_roots``,
-    ``unisim_contact_forces``) by name, or None where they cannot be built."""
+    """The C functions (``unisim_substep``, ``unisim_controls``, ``unisim_dof_states``,
+    ``unisim_roots``, ``unisim_contact_forces``) by name, or None where they cannot be built."""
     if not _loaded:
         try:
             _loaded.append(_load())
@@ -306,8 +329,9 @@ def _load():
     ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)  # the bindings' own: the same functions
     compiled = ctypes.CDLL(_compiled(library))
     functions = {}
-    for name, last in (("substep", ctypes.c_int64), ("dof_states", ctypes.c_void_p),
-                       ("roots", ctypes.c_void_p), ("contact_forces", ctypes.c_void_p)):
+    for name, last in (("substep", ctypes.c_int64), ("controls", ctypes.c_void_p),
+                       ("dof_states", ctypes.c_void_p), ("roots", ctypes.c_void_p),
+                       ("contact_forces", ctypes.c_void_p)):
         function = getattr(compiled, "unisim_" + name)
         function.argtypes = [ctypes.c_void_p, ctypes.c_int64, last]
         function.restype = None

@@ -25,7 +25,7 @@ import sys
 import numpy as np
 import torch
 
-from ._actors import root_rows
+from ._actors import TARGETS, root_rows
 from ._enums import ContactCollection
 from ._errors import FakeError, suspect
 from ._ground import Ground
@@ -62,6 +62,8 @@ class SimState:
         self.generation = 0  # counts the changes a step's plan depends on (``_step``)
         self.step_forces = None  # CC_ALL_SUBSTEPS: the last simulate's mean contact forces
         self._plan = None
+        self._offsets = None  # ``_sizes``
+        self._targets = None  # ``targets``
 
     def compiled(self, key, compile_model):
         if key not in self._compiled:
@@ -71,15 +73,40 @@ class SimState:
     # -- counts -----------------------------------------------------------------------
 
     def dof_offsets(self):
-        return np.cumsum([0] + [actor.ndof for actor in self.actors])
+        return self._sizes()[0]
 
     def body_offsets(self):
-        return np.cumsum([0] + [actor.nbody for actor in self.actors])
+        return self._sizes()[1]
 
     def count(self, what):
-        return {"actors": len(self.actors), "dofs": int(self.dof_offsets()[-1]),
-                "bodies": int(self.body_offsets()[-1]),
-                "sensors": sum(len(actor.sensors) for actor in self.actors)}[what]
+        dofs, bodies, sensors = self._sizes()
+        return {"actors": len(self.actors), "dofs": int(dofs[-1]), "bodies": int(bodies[-1]),
+                "sensors": sensors}[what]
+
+    def _sizes(self):
+        """Each actor's first DOF and body rows (read-only), and the sensor count: kept
+        until an actor is added (setters and refreshes ask at every simulate)."""
+        if self._offsets is None:
+            dofs = np.cumsum([0] + [actor.ndof for actor in self.actors])
+            bodies = np.cumsum([0] + [actor.nbody for actor in self.actors])
+            dofs.setflags(write=False)
+            bodies.setflags(write=False)
+            self._offsets = dofs, bodies, sum(len(actor.sensors) for actor in self.actors)
+        return self._offsets
+
+    def targets(self):
+        """(DOFs, 3): every DOF's position target, velocity target and actuation force, one
+        column each (``_actors.TARGETS``); each actor's attributes are views of its rows,
+        taken over (values kept) when the DOFs are first counted or change."""
+        if self._targets is None or len(self._targets) != self.count("dofs"):
+            targets = np.zeros((self.count("dofs"), 3))
+            for actor, start in zip(self.actors, self.dof_offsets().tolist()):
+                for column, name in enumerate(TARGETS):
+                    view = targets[start:start + actor.ndof, column]
+                    view[:] = getattr(actor, name)
+                    setattr(actor, name, view)
+            self._targets = targets
+        return self._targets
 
     # -- building ---------------------------------------------------------------------
 
@@ -96,6 +123,7 @@ class SimState:
                             % (env.index, self.envs[-1].index))
         env.add(actor)
         self.actors.append(actor)
+        self._offsets = None
         return len(env.actors) - 1
 
     def close_aggregate(self, env):

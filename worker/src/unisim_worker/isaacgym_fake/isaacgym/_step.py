@@ -45,8 +45,11 @@ class Plan:
             vadr = _indices([actor.vadr for actor in env.actors])
             root_q = _indices([[a.root_q if a.free else -1] for a in env.actors])
             root_v = _indices([[a.root_v if a.free else -1] for a in env.actors])
+            actuators = _indices([actor.actuators for actor in env.actors])
+            sources = _indices([actor.sources for actor in env.actors])
             speed = env.speeds()
-            self.keep.append((model, data, speed, shapes, radius, qadr, vadr, root_q, root_v))
+            self.keep.append((model, data, speed, shapes, radius, qadr, vadr, root_q, root_v,
+                              actuators, sources))
             counts = (len(qadr), sum(actor.nbody for actor in env.actors), len(env.actors))
             row["model"], row["data"], row["speed"] = model._address, data._address, \
                 speed.ctypes.data
@@ -55,6 +58,7 @@ class Plan:
             row["kinematics"] = env.sensor_rows is None  # else sensors are read first
             row["qadr"], row["vadr"], row["root_q"], row["root_v"] = (
                 qadr.ctypes.data, vadr.ctypes.data, root_q.ctypes.data, root_v.ctypes.data)
+            row["actuators"], row["sources"] = actuators.ctypes.data, sources.ctypes.data
             row["ndof"], row["nbody"], row["nactor"] = counts
             row["dof_start"], row["body_start"], row["actor_start"] = starts
             starts += counts
@@ -107,6 +111,10 @@ class Plan:
         """The kernel's substep over envs ``rows`` (a slice)."""
         self._call("substep", rows, int(last))
 
+    def controls(self, targets):
+        """Every env's actuator inputs from ``targets`` (DOFs x 3, ``SimState.targets``)."""
+        self._call("controls", slice(0, len(self.envs)), targets)
+
     def dof_states(self, out):
         """Every env's DOF states into ``out`` (DOFs x 2, float64, C order)."""
         self._call("dof_states", slice(0, len(self.envs)), out)
@@ -145,8 +153,7 @@ def step_envs(state, dt, substeps, gravity, cap):
     plan.configure(dt, substeps, gravity)
     every = substeps > 1 and (state.params.physx.contact_collection
                               == ContactCollection.CC_ALL_SUBSTEPS)
-    for env in plan.envs:
-        env.write_controls()
+    plan.controls(state.targets())
     forces = np.zeros((state.count("bodies"), 3)) if every else None
     count = len(plan.envs)
     threads = state.pool.threads() if count > 1 and _native.native() is not None else 1
