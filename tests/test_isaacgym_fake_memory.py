@@ -28,22 +28,9 @@ SCENE = """
         return int([line for line in open('/proc/self/status')
                     if line.startswith('VmRSS')][0].split()[1])
     np.random.seed(0)
-    gym = gymapi.acquire_gym()
-    params = gymapi.SimParams()
-    params.dt, params.substeps = 0.005, 1
-    params.up_axis = gymapi.UP_AXIS_Z
-    params.gravity = gymapi.Vec3(0.0, 0.0, -9.81)
-    sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
-    samples = np.random.randint(0, 60, (80, 80)).astype(np.int16)
-    field = gymapi.HeightFieldParams()
-    field.column_scale = field.row_scale = 0.05
-    field.vertical_scale = 0.005
-    field.nbRows, field.nbColumns = samples.shape[1], samples.shape[0]
-    gym.add_heightfield(sim, samples, field)
-    options = gymapi.AssetOptions()
-    options.default_dof_drive_mode = int(gymapi.DOF_MODE_EFFORT)
-    options.collapse_fixed_joints = True
-    robot = gym.load_asset(sim, ASSETS, "quadruped.urdf", options)
+    gym, sim = z_up_sim(0.005)
+    random_heightfield(gym, sim, np.random.randint(0, 60, (80, 80)).astype(np.int16), 0.05)
+    robot = quadruped(gym, sim, ASSETS)
     before = resident()
     for index in range(ENVS):
         env = gym.create_env(sim, gymapi.Vec3(0, 0, 0), gymapi.Vec3(0, 0, 0), 20)

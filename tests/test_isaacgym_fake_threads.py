@@ -18,24 +18,10 @@ ASSETS = Path(__file__).resolve().parents[1] / "examples" / "isaacgym_tasks" / "
 SCENE = """
     import numpy as np
     np.random.seed(0)
-    gym = gymapi.acquire_gym()
-    params = gymapi.SimParams()
-    params.dt, params.substeps = 0.005, 2
-    params.up_axis = gymapi.UP_AXIS_Z
-    params.gravity = gymapi.Vec3(0.0, 0.0, -9.81)
-    params.physx.max_depenetration_velocity = 1.0
-    sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
+    gym, sim = z_up_sim(0.005, substeps=2, depenetration=1.0)
     samples = np.random.randint(0, 40, (60, 60)).astype(np.int16)
-    field = gymapi.HeightFieldParams()
-    field.column_scale = field.row_scale = 0.1
-    field.vertical_scale = 0.005
-    field.nbRows, field.nbColumns = samples.shape[1], samples.shape[0]
-    field.transform.p = gymapi.Vec3(-1.0, -1.0, 0.0)
-    gym.add_heightfield(sim, samples, field)
-    options = gymapi.AssetOptions()
-    options.default_dof_drive_mode = int(gymapi.DOF_MODE_EFFORT)
-    options.collapse_fixed_joints = True
-    robot = gym.load_asset(sim, ASSETS, "quadruped.urdf", options)
+    random_heightfield(gym, sim, samples, 0.1, corner=(-1.0, -1.0))
+    robot = quadruped(gym, sim, ASSETS)
     box = gym.create_box(sim, 0.1, 0.1, 0.1, gymapi.AssetOptions())
     for index in range(7):
         env = gym.create_env(sim, gymapi.Vec3(0, 0, 0), gymapi.Vec3(0, 0, 0), 3)

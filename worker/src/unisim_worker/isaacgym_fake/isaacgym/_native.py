@@ -34,6 +34,7 @@ import glob
 import hashlib
 import os
 import subprocess
+import sys
 import tempfile
 
 import mujoco
@@ -317,9 +318,21 @@ def native():
     if not _loaded:
         try:
             _loaded.append(_load())
-        except (OSError, subprocess.SubprocessError, IndexError):
+        except (OSError, subprocess.SubprocessError, IndexError) as error:
+            print("[isaacgym fake] the C kernel could not be built (%s): the fake steps in "
+                  "Python, with the same results, slower and on one core; install a C "
+                  "compiler (or set CC to one)" % _reason(error), file=sys.stderr)
             _loaded.append(None)
     return _loaded[0]
+
+
+def _reason(error):
+    """One line on why the kernel was not built."""
+    if isinstance(error, subprocess.CalledProcessError):
+        said = error.stderr.decode(errors="replace").strip().splitlines()
+        return said[-1][:300] if said else "%s exited with status %d" % (
+            error.cmd[0], error.returncode)
+    return str(error)
 
 
 def _load():

@@ -235,10 +235,10 @@ class SimState:
             forces[:] = self.step_forces
         else:
             self.plan().contact_forces(forces)
-        plan = self.plan()
-        for env, row in zip(plan.envs, plan.table):
-            if not env.solved:
-                forces[row["body_start"]:row["body_start"] + row["nbody"]] = 0.0
+        table = self.plan().table
+        for k in [k for k, env in enumerate(self.envs) if not env.solved]:
+            start = table["body_start"][k]
+            forces[start:start + table["nbody"][k]] = 0.0
         return forces
 
     def gravity(self):
