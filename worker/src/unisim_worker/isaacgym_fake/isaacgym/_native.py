@@ -10,23 +10,28 @@ on a machine of many cores. So one substep of a chunk is one call into the C bel
   why), before the substep and, after the last, again;
 - ``mj_step``;
 - the arena pages above what the step left live given back to the system
-  (``madvise(MADV_DONTNEED)``, ``release``) once the step used more than ``KEEP`` bytes
+  (``madvise(MADV_DONTNEED)``) once the step used more than ``KEEP`` bytes
   of it: MuJoCo sizes each env's arena for the worst case (14 MB for a legged_gym robot)
   and the pages a step touches stay resident, so an env whose robot once lay on rough
   ground (hundreds of contacts) would hold most of a megabyte for good; 4096 envs hold
   their usual few contacts' worth instead. The stack at the arena's top holds nothing
   between calls, and a released page reads as zeros when touched again. A new MjData's
-  arena and solver statistics (160 KB, zeroed) are given back too (``release_new``);
+  arena and solver statistics (160 KB, zeroed) are given back too (``new_data``);
 - the deepest penetration of the step's contacts (``_env.EnvSim.set_floor``);
 - after the last substep, the new state's kinematics (bodies, centres of mass,
   velocities; no collision or solve) and the box of the actors' shapes in x, y
   (``_window``).
 
+Over the same table, one call each: the actuator inputs from the sim's DOF targets
+(``unisim_controls``), and what ``refresh_*`` copies out (``unisim_dof_states``,
+``unisim_roots``, ``unisim_contact_forces``).
+
 The source is compiled once by the system's C compiler (``$CC``, else ``cc``) against the
 headers of the MuJoCo that Python imported, into the cache folder (``$UNISIM_CACHE_DIR``,
 else ``~/.cache/unisim``), and loaded beside the library the bindings loaded. Where there
-is no compiler, ``substep_python`` does the same in Python, with the same results, bit for
-bit, and one GIL hand-over per env and call (no pages are given back there).
+is no compiler, each function's Python twin (``substep_python``, ...) does the same, with the
+same results, bit for bit, and one GIL hand-over per env and call (no pages are given back
+there).
 """
 
 import ctypes
