@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from unisim import cli
+from unisim import cli, split
 from unisim.errors import RemoteError, WorkerTimeout
 from unisim.integrations.gymnasium import GymnasiumVectorEnv
 from unisim.task_bridge import BridgedTask
@@ -40,6 +40,9 @@ def test_a_bridged_task_steps_bitwise_as_the_same_task_in_process(
                 task.num_actions, task.max_episode_length) == (33, 35, 8, 16)
         assert task.step_dt == pytest.approx(0.0166) and task.log_names == ("length", "return")
         assert task.sim.layout.engine == "task" and task.sim.worker_info["python"] < "3.9"
+        # The task steps on threads over every core: the host keeps none, and sleeps
+        # until woken instead of dozing and spinning on a core the task's threads need.
+        assert task.sim.split.threads == split.cores() and not task.sim.split.spare_core()
         steps = [task.step(a) for a in actions]
         (tmp_path / "options.json").write_text(json.dumps(task.options))
     np.save(tmp_path / "actions.npy", actions.numpy())

@@ -15,5 +15,8 @@ INTERPRETER = "isaacgym"
 
 
 def capabilities(options, num_envs):
-    """A user's task is one simulation, whatever its pipeline: one worker."""
-    return {"engine": "an IsaacGym task", "threaded": False, "per_device": True}
+    """A user's task is one simulation, whatever its pipeline: one worker. It steps on
+    threads of its own over every core (PhysX's worker threads, the fake's pool:
+    ``isaacgym_fake/isaacgym/_threads.py``), so the host keeps no core of its own and
+    sleeps until the reply wakes it (``doorbell.Forecast``)."""
+    return {"engine": "an IsaacGym task", "threaded": True, "per_device": True}
