@@ -73,7 +73,10 @@ class TaskEngine(Engine):
             self.first = style.first(task)
         extras = self.first[4]
         episode = extras.get(LOG) or {}
-        self.log_names = sorted(k for k, v in episode.items() if _scalar(v) is not None)
+        self.log_names = sorted(k for k, v in episode.items() if _number(v) is not None)
+        import torch  # after the SDK, which the build imported
+
+        self.log_row = torch.empty(len(self.log_names), dtype=torch.float32, device=task.device)
         self.warned = set()
         privileged = style.privileged_count(task)
         clip = float(getattr(task, "clip_actions", None) or np.inf)
@@ -161,18 +164,19 @@ class TaskEngine(Engine):
         return values
 
     def _log(self, episode):
-        """The log row (NaN for a name absent now); new names are reported once."""
-        row = np.full(len(self.log_names), np.nan, dtype=np.float32)
+        """The log row (NaN for a name absent now), on the task's device: a value's
+        ``float()`` would wait for the GPU once per name. New names are reported once."""
+        row = self.log_row
+        row.fill_(np.nan)
         for k, name in enumerate(self.log_names):
-            if name in episode:
-                row[k] = _scalar(episode[name])
+            value = _number(episode.get(name))
+            if value is not None:
+                row[k] = value
         for name in set(episode) - set(self.log_names) - self.warned:
             self.warned.add(name)
             sys.stderr.write("unisim task bridge: extras[%r][%r] appeared after the first "
                              "reset; only names present then are carried\n" % (LOG, name))
-        import torch
-
-        return torch.from_numpy(row).expand(self.task.num_envs, -1)
+        return row.expand(self.task.num_envs, -1)
 
     def close(self):
         if self.io is not None:
@@ -196,12 +200,13 @@ def _device(spec, options):
     return "cuda:%d" % ordinal
 
 
-def _scalar(value):
-    """``value`` as a float if it is one number (a float, or a tensor of one element)."""
+def _number(value):
+    """``value`` if it is one number: a float, or a tensor of one element (as a 0-d view,
+    read without waiting for its device); else None."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     numel = getattr(value, "numel", None)
-    return float(value) if numel is not None and numel() == 1 else None
+    return value.reshape(()) if numel is not None and numel() == 1 else None
 
 
 ENGINE = TaskEngine

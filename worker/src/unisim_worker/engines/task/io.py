@@ -6,8 +6,8 @@
   back, once per step each.
 * ``DeviceIO``: the host's CUDA arena (``data_plane="cuda"``, GPU pipeline): the regions
   are torch CUDA tensors; the task reads its actions from the ``ctrl`` region, ordered
-  after the host's writes (``ctrl_ready``), and its outputs go out by
-  ``DeviceMapping.publish``. No host copy on the step path.
+  after the host's writes (``ctrl_ready``), and its outputs are copied into their regions
+  on torch's stream, after which ``state_ready`` is recorded. No host copy on the step path.
 
 Imported by the engine once the user's task is built (torch after isaacgym).
 """
@@ -18,20 +18,12 @@ import torch
 ACTIONS = "ctrl"
 
 
-def _as_slot(value, target):
-    """``value`` (a tensor, or None for zeros) in ``target``'s dtype, device and shape."""
-    if value is None:
-        return torch.zeros_like(target)
-    if not isinstance(value, torch.Tensor):
-        value = torch.as_tensor(value)
-    return value.to(device=target.device, dtype=target.dtype).reshape(target.shape)
-
-
 class HostIO:
     def __init__(self, slots, device):
         self.device = torch.device(device)
-        self.tensors = {name: torch.from_numpy(array) for name, array in slots.items()
-                        if isinstance(array, np.ndarray)}
+        self.arrays = {name: array for name, array in slots.items()
+                       if isinstance(array, np.ndarray)}
+        self.tensors = {name: torch.from_numpy(array) for name, array in self.arrays.items()}
 
     def begin(self):
         """The host wrote before it sent the request: nothing to order."""
@@ -43,9 +35,16 @@ class HostIO:
         return self.tensors[name].to(self.device)
 
     def publish(self, values):
+        """Copy the outputs into shared memory by numpy: one thread, where torch's copies of
+        the larger outputs would wake its thread pool (the task's, every core) each time."""
         for name, value in values.items():
-            target = self.tensors[name]
-            target.copy_(_as_slot(value, target))
+            target = self.arrays[name]
+            if value is None:
+                target.fill(0)
+                continue
+            if isinstance(value, torch.Tensor):  # a copy off the device on the GPU pipeline
+                value = value.detach().cpu().numpy()
+            np.copyto(target, np.reshape(value, target.shape), casting="unsafe")
 
     def close(self):
         """Nothing to release: the host owns the shared memory."""
@@ -75,8 +74,19 @@ class DeviceIO:
         return self.tensors[name]
 
     def publish(self, values):
-        self.mapping.publish({name: _as_slot(value, self.tensors[name]).contiguous()
-                              for name, value in values.items()})
+        """Copy the outputs into their regions on torch's stream, record ``state_ready`` there
+        and wait for it: the reply goes once the state is in the arena. One copy kernel per
+        output, where ``DeviceMapping.publish`` would export each by DLPack and copy it on a
+        stream of its own."""
+        for name, value in values.items():
+            target = self.tensors[name]
+            if value is None:
+                target.zero_()
+            else:  # copy_ converts the dtype and device in the same copy
+                target.copy_(torch.as_tensor(value).reshape(target.shape))
+        stream = torch.cuda.current_stream(self.device)
+        self.driver.record(self.mapping.state_ready, stream.cuda_stream)
+        stream.synchronize()
 
     def close(self):
         self.mapping.close()
