@@ -102,6 +102,19 @@ def test_the_learners_surfaces(isaacgym_fake_python: str) -> None:
         assert preview.reset()["obs"].shape == (4, 33) and preview.get_number_of_agents() == 1
 
 
+def test_actions_that_are_not_finite_are_refused_and_large_finite_ones_are_not(
+        isaacgym_fake_python: str) -> None:
+    with ant(isaacgym_fake_python, 2) as task:
+        for bad in (float("nan"), float("inf")):
+            actions = torch.zeros(2, 8)
+            actions[1, 3] = bad
+            with pytest.raises(ValueError, match="NaN or infinite values"):
+                task.step(actions)
+        # finite, though their sum is not: the task clips them to its action range
+        step = task.step(torch.full((2, 8), 3e38))
+        assert torch.isfinite(step.observations).all()
+
+
 def test_an_error_in_the_task_comes_back_with_its_traceback(isaacgym_fake_python: str) -> None:
     with ant(isaacgym_fake_python, 2, task="bridge_tasks.faulty:RaisingAnt") as task:
         with pytest.raises(RemoteError) as info:
