@@ -10,7 +10,10 @@ Through the bridge: ``BridgedTask.step`` on this interpreter, the task in a work
 interpreter, its outputs in shared memory (``--sim-device cuda:N``: the GPU pipeline, the
 outputs in CUDA memory) and copied out for the learner, as ``step`` returns them. Both
 stay alive and are measured in turn, round after round; the ratio is the median over rounds
-of bridged / in-process per-step medians. The task is the CI ant (examples/isaacgym_tasks).
+of bridged / in-process per-step medians. Each turn starts with ``--settle`` steps left out
+of the medians (kept in ``--json``): the side that just woke finds its threads parked and
+the machine's caches and GPU holding the other side's work, which a training loop, stepping
+one side only, never meets. The task is the CI ant (examples/isaacgym_tasks).
 This process runs torch on one thread, as ``unisim.training`` does: a trainer's thread pool
 spinning after each op would take cores from the worker.
 Prints the figures; asserts nothing. ``--json`` keeps the figures (written after each N, so
@@ -99,7 +102,7 @@ def compare(python: str, num_envs: int, args: argparse.Namespace) -> dict[str, A
     """Per-step medians of each side, round by round, and their ratios."""
     cfg = json.loads((EXAMPLES / "isaacgym_tasks" / "cfg" / "ant.json").read_text())
     plane = "cuda" if args.sim_device.startswith("cuda") else "shm"
-    rounds: list[dict[str, float]] = []
+    rounds: list[dict[str, Any]] = []
     with BridgedTask("isaacgym_tasks.ant:Ant", num_envs, style="vec_task", cfg=cfg,
                      paths=[EXAMPLES], python=python, sim_device=args.sim_device,
                      data_plane=plane, timeout=600.0) as task:
@@ -108,14 +111,17 @@ def compare(python: str, num_envs: int, args: argparse.Namespace) -> dict[str, A
             generator = torch.Generator().manual_seed(0)
             inprocess.measure(args.warmup)
             measure_bridge(task, args.warmup, generator)
+            turn = args.settle + args.steps
             for k in range(args.rounds):
                 sides = {}
                 for side in (("bridge", "inprocess") if k % 2 else ("inprocess", "bridge")):
-                    seconds = (measure_bridge(task, args.steps, generator) if side == "bridge"
-                               else inprocess.measure(args.steps))
-                    sides[side] = statistics.median(seconds) * 1e3
-                rounds.append({"inprocess_ms": sides["inprocess"], "bridge_ms": sides["bridge"],
-                               "ratio": sides["bridge"] / sides["inprocess"]})
+                    seconds = (measure_bridge(task, turn, generator) if side == "bridge"
+                               else inprocess.measure(turn))
+                    sides[side] = [s * 1e3 for s in seconds]
+                inside, bridge = (statistics.median(sides[side][args.settle:])
+                                  for side in ("inprocess", "bridge"))
+                rounds.append({"inprocess_ms": inside, "bridge_ms": bridge,
+                               "ratio": bridge / inside, "steps_ms": sides})
         finally:
             inprocess.close()
     return {"num_envs": num_envs, "rounds": rounds,
@@ -129,6 +135,8 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[64, 1024])
     parser.add_argument("--steps", type=int, default=3, help="steps per side and round")
+    parser.add_argument("--settle", type=int, default=2, help="steps at the start of each "
+                        "side's turn, left out of its median")
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--sim-device", default="cpu", help="cpu, or cuda:N (GPU pipeline)")
@@ -148,7 +156,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit(f"--python {args.python}: no such interpreter")
     python = isaacgym_fake_python(base)
     header = [f"{stamp()}; the CI ant on the SDK fake ({args.sim_device}, {os.cpu_count()} "
-              f"CPUs), ms per step, median of {args.rounds} rounds x {args.steps} steps",
+              f"CPUs), ms per step, median of {args.rounds} rounds x {args.steps} steps "
+              f"(after {args.settle} settling)",
               f"{'N':>6} {'in-process':>11} {'bridge':>9} {'bridge / in-process':>20}"]
     data: dict[str, Any] = {"sim_device": args.sim_device, "python": base,
                             "command": invocation(), "results": [], "lines": header}
