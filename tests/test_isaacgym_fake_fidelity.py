@@ -131,6 +131,35 @@ def test_a_dof_never_exceeds_its_velocity_property(isaacgym_fake_python: str) ->
     assert out["speeds"][-1] == pytest.approx(2.0, rel=1e-4)
 
 
+def test_a_body_is_held_to_its_assets_maximum_speeds(isaacgym_fake_python: str) -> None:
+    out = run_fake(isaacgym_fake_python, """
+    gym, sim = z_up_sim(0.01, substeps=2)
+    for name, angular in (("default", None), ("raised", 1000.0)):
+        options = gymapi.AssetOptions()
+        if angular is not None:
+            options.max_angular_velocity = angular
+        box = gym.create_box(sim, 0.2, 0.1, 0.05, options)
+        env = gym.create_env(sim, gymapi.Vec3(-1, -1, 0), gymapi.Vec3(1, 1, 1), 1)
+        pose = gymapi.Transform()
+        pose.p = gymapi.Vec3(0.0, 0.0, 1.0)
+        gym.create_actor(env, box, pose, name, 0, 0)
+    assert gym.prepare_sim(sim)
+    root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+    gym.refresh_actor_root_state_tensor(sim)
+    root[:, 7], root[:, 12] = 2000.0, 100.0  # along x, and about z (a principal axis)
+    gym.set_actor_root_state_tensor(sim, gymtorch.unwrap_tensor(root))
+    gym.simulate(sim)
+    gym.fetch_results(sim, True)
+    gym.refresh_actor_root_state_tensor(sim)
+    print(json.dumps({"linear": root[:, 7:10].norm(dim=1).tolist(),
+                      "angular": root[:, 10:13].norm(dim=1).tolist()}))
+    """)
+    # AssetOptions' max_linear_velocity (1000 m/s) and max_angular_velocity (64 rad/s unless
+    # set), as PhysX holds an articulation link to them: within the step
+    assert out["linear"] == pytest.approx([1000.0, 1000.0], rel=1e-5)
+    assert out["angular"] == pytest.approx([64.0, 100.0], rel=1e-5)
+
+
 def test_unwrap_tensor_refuses_what_the_sdk_refuses_and_the_dof_record_is_aligned(
         isaacgym_fake_python: str) -> None:
     out = run_fake(isaacgym_fake_python, """

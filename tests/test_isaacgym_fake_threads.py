@@ -13,8 +13,9 @@ from .test_isaacgym_fake import run_fake
 ASSETS = Path(__file__).resolve().parents[1] / "examples" / "isaacgym_tasks" / "assets"
 
 # The CI quadruped (8 DOFs; effort drives in even envs, position drives in odd ones) and a
-# box in each of 7 envs on a random height field, stepped 40 times with seeded random
-# torques and targets, then every state buffer printed (float32 values: exact in JSON).
+# box (held to low maximum speeds) in each of 7 envs on a random height field, stepped 40
+# times with seeded random torques and targets, then every state buffer printed (float32
+# values: exact in JSON).
 SCENE = """
     import numpy as np
     np.random.seed(0)
@@ -22,7 +23,9 @@ SCENE = """
     samples = np.random.randint(0, 40, (60, 60)).astype(np.int16)
     random_heightfield(gym, sim, samples, 0.1, corner=(-1.0, -1.0))
     robot = quadruped(gym, sim, ASSETS)
-    box = gym.create_box(sim, 0.1, 0.1, 0.1, gymapi.AssetOptions())
+    options = gymapi.AssetOptions()  # slow enough to be dragged as they fall and tumble
+    options.max_linear_velocity, options.max_angular_velocity = 0.5, 2.0
+    box = gym.create_box(sim, 0.1, 0.1, 0.1, options)
     for index in range(7):
         env = gym.create_env(sim, gymapi.Vec3(0, 0, 0), gymapi.Vec3(0, 0, 0), 3)
         pose = gymapi.Transform()

@@ -35,6 +35,9 @@ class AssetData:
         self.fix_base_link = bool(options.fix_base_link)
         self.disable_gravity = bool(options.disable_gravity)
         self.default_drive_mode = int(options.default_dof_drive_mode)
+        # each body's maximum linear and angular speed (``_env.EnvSim.body_speeds``)
+        self.body_speed = (float(options.max_linear_velocity),
+                           float(options.max_angular_velocity))
         if tree is not None:
             self.tree, limits, self.actuators, inbound = tree, {}, [], None
         elif os.path.splitext(path)[1].lower() == ".urdf":

@@ -215,6 +215,17 @@ class EnvSim:
             speed[actor.vadr] = actor.max_velocity
         return speed
 
+    def body_speeds(self):
+        """(nbody, 2) each body's maximum linear and angular speed, ``inf`` for the ground's:
+        its asset's ``max_linear_velocity`` and ``max_angular_velocity`` (AssetOptions:
+        "Maximum linear/angular velocity for rigid bodies", 1000 m/s and 64 rad/s unless
+        set). PhysX enforces them on each articulation link by a force that takes the excess
+        away within the step (``_native.drag``)."""
+        speeds = np.full((self.model.nbody, 2), np.inf)
+        for actor in self.actors:
+            speeds[actor.bodies] = actor.asset.body_speed
+        return speeds
+
     def has_friction(self):
         return any(actor.has_friction for actor in self.actors)
 

@@ -8,7 +8,8 @@ on a machine of many cores. So one substep of a chunk is one call into the C bel
 
 - each DOF's velocity clamped to its maximum (``_env.EnvSim.speeds`` says
   why), before the substep and, after the last, again;
-- ``mj_step``;
+- ``mj_step`` in its two halves, with PhysX's drag on each body faster than its maximum
+  speeds between them (``drag``; ``_env.EnvSim.body_speeds``);
 - the arena pages above what the step left live given back to the system
   (``madvise(MADV_DONTNEED)``) once the step used more than ``KEEP`` bytes
   of it: MuJoCo sizes each env's arena for the worst case (14 MB for a legged_gym robot)
@@ -37,6 +38,7 @@ there).
 import ctypes
 import glob
 import hashlib
+import math
 import os
 import subprocess
 import sys
@@ -46,7 +48,8 @@ import mujoco
 import numpy as np
 
 # A row of the table, one per env, as the C struct ``unisim_env`` lays it out.
-ROW = np.dtype([("model", "u8"), ("data", "u8"), ("speed", "u8"), ("shapes", "u8"),
+ROW = np.dtype([("model", "u8"), ("data", "u8"), ("speed", "u8"), ("body_speed", "u8"),
+                ("shapes", "u8"),
                 ("radius", "u8"), ("nshape", "i8"), ("kinematics", "i8"), ("out", "f8", 5),
                 ("qadr", "u8"), ("vadr", "u8"), ("ndof", "i8"), ("dof_start", "i8"),
                 ("body_start", "i8"), ("nbody", "i8"), ("root_q", "u8"), ("root_v", "u8"),
@@ -56,6 +59,7 @@ DEEPEST, BOX = 0, slice(1, 5)  # ``out``: the deepest penetration; low x, y, hig
 KEEP = 128 * 1024  # bytes of arena an env keeps resident (see the module's docstring)
 
 SOURCE = r"""
+#include <math.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -65,6 +69,7 @@ typedef struct {
     const mjModel *model;
     mjData *data;
     const double *speed;    /* nv: each DOF's maximum speed, +inf where none */
+    const double *body_speed;  /* nbody x 2: each body's maximum linear, angular speed */
     const int64_t *shapes;  /* the actors' geoms */
     const double *radius;   /* their bounding spheres' radii */
     int64_t nshape;
@@ -91,6 +96,40 @@ static void clamp(const mjModel *m, mjData *d, const double *speed) {
         if (v > speed[i]) v = speed[i];
         d->qvel[i] = v;
     }
+}
+
+/* PhysX's force on a body faster than its maximum speeds (PhysX 4.1,
+   DyFeatherstoneArticulation.cpp): -m v (1 - max / |v|) / dt and, turning,
+   -I w (1 - max / |w|) / dt (I in the world frame), which take the excess away within the
+   substep; added into qfrc_applied, which is zero otherwise. Whether it added any. */
+static int drag(const mjModel *m, mjData *d, const double *speeds) {
+    int dragged = 0;
+    double dt = m->opt.timestep;
+    for (int b = 1; b < m->nbody; b++) {
+        double linear = speeds[2 * b], angular = speeds[2 * b + 1], vel[6];
+        double force[3] = {0.0, 0.0, 0.0}, torque[3] = {0.0, 0.0, 0.0};
+        if (isinf(linear) && isinf(angular)) continue;
+        mj_objectVelocity(m, d, mjOBJ_BODY, b, vel, 0);
+        double turn = vel[0] * vel[0] + vel[1] * vel[1] + vel[2] * vel[2];
+        double move = vel[3] * vel[3] + vel[4] * vel[4] + vel[5] * vel[5];
+        if (!(turn > angular * angular) && !(move > linear * linear)) continue;
+        if (turn > angular * angular) {
+            const double *r = d->ximat + 9 * b, *inertia = m->body_inertia + 3 * b;
+            double scale = (1.0 - angular / sqrt(turn)) / dt, local[3];
+            for (int i = 0; i < 3; i++)
+                local[i] = inertia[i] * (r[i] * vel[0] + r[3 + i] * vel[1] + r[6 + i] * vel[2]);
+            for (int i = 0; i < 3; i++)
+                torque[i] = -(r[3 * i] * local[0] + r[3 * i + 1] * local[1]
+                              + r[3 * i + 2] * local[2]) * scale;
+        }
+        if (move > linear * linear) {
+            double scale = (1.0 - linear / sqrt(move)) / dt;
+            for (int i = 0; i < 3; i++) force[i] = -m->body_mass[b] * vel[3 + i] * scale;
+        }
+        mj_applyFT(m, d, force, torque, d->xipos + 3 * b, b, d->qfrc_applied);
+        dragged = 1;
+    }
+    return dragged;
 }
 
 /* The whole pages of [start, end) given back: they read as zeros when next touched. */
@@ -206,7 +245,10 @@ void unisim_substep(unisim_env *envs, int64_t count, int64_t last) {
         const mjModel *m = e->model;
         mjData *d = e->data;
         clamp(m, d, e->speed);
-        mj_step(m, d);
+        mj_step1(m, d);
+        int dragged = drag(m, d, e->body_speed);
+        mj_step2(m, d);
+        if (dragged) mju_zero(d->qfrc_applied, m->nv);
         release(d);
         e->out[0] = deepest(d);
         if (!last) continue;
@@ -225,11 +267,15 @@ KINEMATICS = (mujoco.mj_kinematics, mujoco.mj_comPos, mujoco.mj_comVel)
 
 def substep_python(table, keep, last):
     """``unisim_substep`` in Python: ``keep`` holds what each row points to, (model, data,
-    speed, shapes, radius, qadr, vadr, root_q, root_v, actuators, sources), as
+    speed, body_speed, shapes, radius, qadr, vadr, root_q, root_v, actuators, sources), as
     ``_step.Plan`` keeps them."""
-    for row, (model, data, speed, shapes, radius, *_) in zip(table, keep):
+    for row, (model, data, speed, body_speed, shapes, radius, *_) in zip(table, keep):
         clamp(data.qvel, speed)
-        mujoco.mj_step(model, data)
+        mujoco.mj_step1(model, data)
+        dragged = drag(model, data, body_speed)
+        mujoco.mj_step2(model, data)
+        if dragged:
+            data.qfrc_applied[:] = 0.0
         row["out"][DEEPEST] = deepest(data)
         if not last:
             continue
@@ -240,6 +286,38 @@ def substep_python(table, keep, last):
             function(model, data)
         if len(shapes):
             row["out"][BOX] = box(data, shapes, radius)
+
+
+def drag(model, data, speeds):
+    """The C ``drag`` in Python, in its order of operations (the same sums)."""
+    dragged = False
+    dt = model.opt.timestep
+    vel = np.zeros(6)
+    for b in range(1, model.nbody):
+        linear, angular = float(speeds[b, 0]), float(speeds[b, 1])
+        if math.isinf(linear) and math.isinf(angular):
+            continue
+        mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, b, vel, 0)
+        v = vel.tolist()
+        turn = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
+        move = v[3] * v[3] + v[4] * v[4] + v[5] * v[5]
+        if not turn > angular * angular and not move > linear * linear:
+            continue
+        force, torque = np.zeros(3), np.zeros(3)
+        if turn > angular * angular:
+            r, inertia = data.ximat[b].tolist(), model.body_inertia[b].tolist()
+            scale = (1.0 - angular / math.sqrt(turn)) / dt
+            local = [inertia[i] * (r[i] * v[0] + r[3 + i] * v[1] + r[6 + i] * v[2])
+                     for i in range(3)]
+            torque[:] = [-(r[3 * i] * local[0] + r[3 * i + 1] * local[1]
+                           + r[3 * i + 2] * local[2]) * scale for i in range(3)]
+        if move > linear * linear:
+            scale = (1.0 - linear / math.sqrt(move)) / dt
+            mass = float(model.body_mass[b])
+            force[:] = [-mass * v[3 + i] * scale for i in range(3)]
+        mujoco.mj_applyFT(model, data, force, torque, data.xipos[b], b, data.qfrc_applied)
+        dragged = True
+    return dragged
 
 
 def clamp(qvel, speed):
@@ -268,7 +346,7 @@ def controls_python(table, keep, targets):
 
 def dof_states_python(table, keep, out):
     """``unisim_dof_states`` in Python."""
-    for row, (_, data, _, _, _, qadr, vadr, *_) in zip(table, keep):
+    for row, (_, data, _, _, _, _, qadr, vadr, *_) in zip(table, keep):
         start = row["dof_start"]
         out[start:start + len(qadr), 0] = data.qpos[qadr]
         out[start:start + len(qadr), 1] = data.qvel[vadr]
@@ -376,7 +454,7 @@ def _compiled(library):
             handle.write(SOURCE)
         built = os.path.join(staging, "step.so")
         subprocess.run([os.environ.get("CC", "cc"), "-O2", "-ffp-contract=off", "-shared",
-                        "-fPIC", "-I", include, "-o", built, source, library],
+                        "-fPIC", "-I", include, "-o", built, source, library, "-lm"],
                        check=True, capture_output=True, timeout=120)
         os.replace(built, target)  # atomic: a concurrent build ends with one complete file
     return target

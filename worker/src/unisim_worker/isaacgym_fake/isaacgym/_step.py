@@ -47,12 +47,13 @@ class Plan:
             root_v = _indices([[a.root_v if a.free else -1] for a in env.actors])
             actuators = _indices([actor.actuators for actor in env.actors])
             sources = _indices([actor.sources for actor in env.actors])
-            speed = env.speeds()
-            self.keep.append((model, data, speed, shapes, radius, qadr, vadr, root_q, root_v,
-                              actuators, sources))
+            speed, body_speed = env.speeds(), env.body_speeds()
+            self.keep.append((model, data, speed, body_speed, shapes, radius, qadr, vadr,
+                              root_q, root_v, actuators, sources))
             counts = (len(qadr), sum(actor.nbody for actor in env.actors), len(env.actors))
             row["model"], row["data"], row["speed"] = model._address, data._address, \
                 speed.ctypes.data
+            row["body_speed"] = body_speed.ctypes.data
             row["shapes"], row["radius"] = shapes.ctypes.data, radius.ctypes.data
             row["nshape"] = len(shapes) if env.window.panes else 0
             row["kinematics"] = env.sensor_rows is None  # else sensors are read first
