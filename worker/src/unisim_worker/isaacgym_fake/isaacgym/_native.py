@@ -49,11 +49,10 @@ import numpy as np
 
 # A row of the table, one per env, as the C struct ``unisim_env`` lays it out.
 ROW = np.dtype([("model", "u8"), ("data", "u8"), ("speed", "u8"), ("body_speed", "u8"),
-                ("shapes", "u8"),
-                ("radius", "u8"), ("nshape", "i8"), ("kinematics", "i8"), ("out", "f8", 5),
-                ("qadr", "u8"), ("vadr", "u8"), ("ndof", "i8"), ("dof_start", "i8"),
-                ("body_start", "i8"), ("nbody", "i8"), ("root_q", "u8"), ("root_v", "u8"),
-                ("nactor", "i8"), ("actor_start", "i8"), ("actuators", "u8"),
+                ("shapes", "u8"), ("radius", "u8"), ("nshape", "i8"), ("kinematics", "i8"),
+                ("out", "f8", 5), ("qadr", "u8"), ("vadr", "u8"), ("ndof", "i8"),
+                ("dof_start", "i8"), ("body_start", "i8"), ("nbody", "i8"), ("root_q", "u8"),
+                ("root_v", "u8"), ("nactor", "i8"), ("actor_start", "i8"), ("actuators", "u8"),
                 ("sources", "u8")])
 DEEPEST, BOX = 0, slice(1, 5)  # ``out``: the deepest penetration; low x, y, high x, y
 KEEP = 128 * 1024  # bytes of arena an env keeps resident (see the module's docstring)
