@@ -105,11 +105,15 @@ def test_the_learners_surfaces(isaacgym_fake_python: str) -> None:
 def test_actions_that_are_not_finite_are_refused_and_large_finite_ones_are_not(
         isaacgym_fake_python: str) -> None:
     with ant(isaacgym_fake_python, 2) as task:
-        for bad in (float("nan"), float("inf")):
-            actions = torch.zeros(2, 8)
+        lengths = task.episode_length_buf.clone()
+        # float64 beyond float32's range would reach the task as inf: refused as well
+        for bad, dtype in ((float("nan"), torch.float32), (float("inf"), torch.float32),
+                           (1e300, torch.float64)):
+            actions = torch.zeros(2, 8, dtype=dtype)
             actions[1, 3] = bad
             with pytest.raises(ValueError, match="NaN or infinite values"):
                 task.step(actions)
+        assert torch.equal(task.episode_length_buf, lengths)  # nothing stepped
         # finite, though their sum is not: the task clips them to its action range
         step = task.step(torch.full((2, 8), 3e38))
         assert torch.isfinite(step.observations).all()

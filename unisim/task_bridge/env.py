@@ -24,7 +24,7 @@ import torch
 from ..backend import Backend
 from ..tasks.base import Task, Transition
 
-VIEWS = ("_obs", "_privileged", "_rew", "_done", "_time_outs", "_lengths", "_log")
+VIEWS = ("_ctrl", "_obs", "_privileged", "_rew", "_done", "_time_outs", "_lengths", "_log")
 
 
 class BridgedTask(Task):
@@ -70,11 +70,13 @@ class BridgedTask(Task):
             self.action_clip = float(info["action_clip"])  # type: ignore[misc]
             self.log_names: tuple[str, ...] = tuple(info["log_names"])
             views = self.sim.tensors()
+            self._ctrl = views["ctrl"]
             self._obs = views["obs"]
             self._privileged = views.get("privileged_obs")
             self._rew, self._done = views["rew"], views["done"]
             self._time_outs, self._lengths = views["time_outs"], views["episode_length"]
             self._log = views.get("log")
+            self._log_row = _row(self._log)
             self.device = self._obs.device
             self._reset_since_step = False
         except BaseException:
@@ -97,20 +99,25 @@ class BridgedTask(Task):
         if tuple(actions.shape) != (self.num_envs, self.num_actions):
             raise ValueError(f"actions must have shape {(self.num_envs, self.num_actions)} "
                              f"(num_envs, num_actions), got {tuple(actions.shape)}")
-        # A finite sum means finite actions: one reduction, about a tenth of isfinite's cost
-        # on the CPU; only a sum that overflowed or met NaN is looked at element by element.
-        if not math.isfinite(actions.sum()) and not bool(torch.isfinite(actions).all()):
-            raise ValueError("actions contain NaN or infinite values; check the policy's output")
-        self.sim.step(actions)
+        # Copied into the slot by torch (any dtype or device), then checked there, as float32
+        # (a float64 beyond its range is infinite there): a finite sum means finite actions,
+        # one reduction at about a tenth of isfinite's cost on the CPU; only a sum that
+        # overflowed or met NaN is looked at element by element. Nothing steps otherwise.
+        ctrl = self._ctrl
+        ctrl.copy_(actions)
+        if not math.isfinite(ctrl.sum()) and not bool(torch.isfinite(ctrl).all()):
+            raise ValueError("actions contain NaN or infinite values (as float32); check the "
+                             "policy's output")
+        self.sim.step()
         self._reset_since_step = False
-        done = self._done.clone()
-        truncated = self._time_outs & done
         log: dict[str, float] = {}
-        if self._log is not None:
+        if self._log_row is not None:
             log = {f"Episode_Extras/{name}": value for name, value in
-                   zip(self.log_names, self._log[0].tolist(), strict=True) if value == value}
-        return Transition(self._obs.clone(), self._rew.clone(), done & ~truncated, truncated,
-                          log)
+                   zip(self.log_names, self._log_row.tolist(), strict=True) if value == value}
+        done, time_outs = self._done, self._time_outs
+        # Each a new tensor: done and not timed out (bools: done > time_outs), and timed out.
+        return Transition(self._obs.clone(), self._rew.clone(), done > time_outs,
+                          done & time_outs, log)
 
     def reset(self, env_ids: Any = None, seed: int | None = None) -> torch.Tensor:
         """Start new episodes in ``env_ids`` (all if None) that have not just begun one;
@@ -145,3 +152,10 @@ class BridgedTask(Task):
             view = getattr(self, name)
             if view is not None:
                 setattr(self, name, view.clone())
+        self._log_row = _row(self._log)
+
+
+def _row(log: torch.Tensor | None) -> Any:
+    """The log's first row, read on every step: as numpy where it is host memory (numpy's
+    ``tolist`` costs a fraction of torch's)."""
+    return None if log is None else log[0] if log.is_cuda else log[0].numpy()

@@ -77,7 +77,7 @@ class TaskEngine(Engine):
         import torch  # after the SDK, which the build imported
 
         self.log_row = torch.empty(len(self.log_names), dtype=torch.float32, device=task.device)
-        self.warned = set()
+        self.known = set(episode)  # extras' names seen: carried, or reported once
         privileged = style.privileged_count(task)
         clip = float(getattr(task, "clip_actions", None) or np.inf)
         slots = [slot("ctrl", "<f4", [task.num_actions]), slot("qpos", "<f8", [0]),
@@ -164,16 +164,21 @@ class TaskEngine(Engine):
         return values
 
     def _log(self, episode):
-        """The log row (NaN for a name absent now), on the task's device: a value's
+        """The log row (NaN for a name absent now). Numbers on the CPU become one tensor at
+        once; where any lies on a device, the row is written there, since a value's
         ``float()`` would wait for the GPU once per name. New names are reported once."""
-        row = self.log_row
-        row.fill_(np.nan)
-        for k, name in enumerate(self.log_names):
-            value = _number(episode.get(name))
-            if value is not None:
-                row[k] = value
-        for name in set(episode) - set(self.log_names) - self.warned:
-            self.warned.add(name)
+        numbers = [_number(episode.get(name)) for name in self.log_names]
+        if any(getattr(number, "is_cuda", False) for number in numbers):
+            row = self.log_row
+            row.fill_(np.nan)
+            for k, number in enumerate(numbers):
+                if number is not None:
+                    row[k] = number
+        else:
+            row = self.log_row.new_tensor([np.nan if n is None else float(n) for n in numbers],
+                                          device="cpu")
+        for name in episode.keys() - self.known:
+            self.known.add(name)
             sys.stderr.write("unisim task bridge: extras[%r][%r] appeared after the first "
                              "reset; only names present then are carried\n" % (LOG, name))
         return row.expand(self.task.num_envs, -1)
