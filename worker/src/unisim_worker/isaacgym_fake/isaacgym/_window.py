@@ -31,7 +31,6 @@ class Window:
         self.panes = [_Pane(field, model, n) for n, field in enumerate(ground.fields)]
         self.moving = any(pane.moves.any() for pane in self.panes)
         self.shapes = np.flatnonzero(model.geom_bodyid > 0)  # the actors' shapes
-        self.radius = model.geom_rbound[self.shapes]
 
     def follow(self, model, data):
         """Place every window around the actors (their shapes at ``data``'s current state).
@@ -43,7 +42,7 @@ class Window:
             mujoco.mj_kinematics(model, data)  # a reset moved an actor since the last step
         low = high = self.origin[0:2]
         if len(self.shapes):
-            bounds = box(data, self.shapes, self.radius)
+            bounds = box(data, self.shapes, model.geom_rbound[self.shapes])  # as scaled now
             low, high = bounds[0:2] + self.origin[0:2], bounds[2:4] + self.origin[0:2]
         needed = None
         for pane in self.panes:
