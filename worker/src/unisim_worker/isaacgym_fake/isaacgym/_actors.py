@@ -48,7 +48,10 @@ class ActorSim:
         self.nbody = len(asset.body_names)
         self.shape_friction = np.array(asset.shape_friction, dtype=np.float64)
         self.tendon_props = copy.deepcopy(asset.tendon_props)  # the asset's at creation
-        self.body_props = None  # [(mass, com, inertia)] once set_actor_rigid_body_properties ran
+        # ([(mass, com, inertia)], the scale they were given at) once set or scaled
+        self.body_props = None
+        self.scale = 1.0  # set_actor_scale's, relative to the asset
+        self.lengths = None  # [(model field, rows, the asset's values)] once scaled (``_resize``)
         self.colors = {}  # body index: rgb
         self.position_target = np.zeros(self.ndof)
         self.velocity_target = np.zeros(self.ndof)
@@ -82,6 +85,7 @@ class ActorSim:
                                    for name in self.asset.dof_names], dtype=np.int64)
         root = model.body_jntadr[first]
         self.root_q, self.root_v = model.jnt_qposadr[root], model.jnt_dofadr[root]
+        self.lengths = None  # a new model: the asset's lengths
         self._apply()
         if self.free:
             self.data.qpos[self.root_q:self.root_q + 3] = self.position
@@ -99,8 +103,10 @@ class ActorSim:
             model.body_pos[bodies[0]] = self.position
             model.body_quat[bodies[0]] = self.quat
         self.set_props(self.props)
+        if self.scale != 1.0:
+            self._resize()
         if self.body_props is not None:
-            self.set_body_properties(self.body_props)
+            self._write_body_props()
         for body, rgb in self.colors.items():
             self.set_color(body, rgb)
 
@@ -177,14 +183,67 @@ class ActorSim:
             current = self.model.body_mass[self.bodies]
             props = [(m, c, i * (m / old) if old > 0 else i)
                      for (m, c, i), old in zip(props, current)]
-        self.body_props = props
+        self.body_props = (props, self.scale)
+        self._write_body_props()
+
+    def _write_body_props(self):
+        """``body_props`` at the actor's scale: each body's mass times the cube of the scale
+        change since they were given, its centre of mass times the change, its inertia times
+        its fifth power (``set_scale``)."""
+        props, given = self.body_props
+        change = self.scale / given
         self.env.sim.generation += 1  # the step's plan holds the root bodies' centres of mass
         model = self.model
         for body, (mass, com, inertia) in zip(self.bodies, props):
-            model.body_mass[body] = mass
-            model.body_ipos[body] = com
-            model.body_inertia[body] = inertia
+            model.body_mass[body] = mass * change ** 3
+            model.body_ipos[body] = com * change
+            model.body_inertia[body] = inertia * change ** 5
         mujoco.mj_setConst(model, mujoco.MjData(model))  # scratch data: the env's state stays
+
+    def set_scale(self, scale):
+        """``set_actor_scale``, as PhysX's ``PxScaleRigidActor`` scales an actor with its mass
+        properties (PxSimpleFactory.h: "The geometry and relative positions of the actor are
+        multiplied by the given scale value"; "the center of mass is linearly scaled, the
+        mass is multiplied by the cube of the scale, and the inertia tensor by the fifth
+        power of the scale"), relative to the asset: its lengths (``_resize``) and its
+        bodies' mass properties, those set with ``set_body_properties`` scaled from the scale
+        they were given at. The root's pose stays."""
+        if self.body_props is None:  # the asset's own: never scaled before
+            self.body_props = (self.body_properties(), 1.0)
+        self.scale = scale
+        self._resize()
+        self._write_body_props()
+        self.env.reshaped()
+
+    def _resize(self):
+        """The actor's lengths at ``scale`` times the asset's: the lengths in its bodies'
+        frames (the positions of its child bodies, joint anchors, shapes and sites; its
+        shapes' sizes, bounding spheres and boxes, and the bounding volumes MuJoCo's
+        collisions read in the body and mesh frames) and its meshes' vertices (which the
+        convex hulls MuJoCo collides index). Each actor's meshes are its own in the env's
+        model (attached under its prefix, ``_env``): no other actor changes. The asset's
+        values are read from the model the first time after it was built."""
+        model = self.model
+        if self.lengths is None:
+            self.lengths = [(field, rows, getattr(model, field)[rows].copy())
+                            for field, rows in self._length_rows()]
+        for field, rows, asset in self.lengths:
+            getattr(model, field)[rows] = asset * self.scale
+
+    def _length_rows(self):
+        """(model field, the actor's rows of it) for each field of lengths ``_resize``
+        scales."""
+        model, bodies, geoms = self.model, self.bodies, self.geoms
+        meshes = model.geom_dataid[geoms[model.geom_type[geoms] == mujoco.mjtGeom.mjGEOM_MESH]]
+        meshes = np.unique(meshes)
+        volumes = _spans(np.concatenate([model.body_bvhadr[bodies], model.mesh_bvhadr[meshes]]),
+                         np.concatenate([model.body_bvhnum[bodies], model.mesh_bvhnum[meshes]]))
+        return (("body_pos", bodies[1:]),  # the root's is the actor's pose
+                ("jnt_pos", np.flatnonzero(np.isin(model.jnt_bodyid, bodies))),
+                ("site_pos", np.flatnonzero(np.isin(model.site_bodyid, bodies))),
+                ("geom_pos", geoms), ("geom_size", geoms), ("geom_rbound", geoms),
+                ("geom_aabb", geoms), ("bvh_aabb", volumes),
+                ("mesh_vert", _spans(model.mesh_vertadr[meshes], model.mesh_vertnum[meshes])))
 
     def set_shape_friction(self, friction):
         self.shape_friction = np.array(friction, dtype=np.float64)
@@ -303,6 +362,12 @@ def root_rows(joints, ipos, origins):
     rows[:, 7:10] = joints[:, 7:10] + np.cross(angular, arm)
     rows[:, 10:13] = angular
     return rows
+
+
+def _spans(starts, counts):
+    """The indices of the ranges [start, start + count), concatenated."""
+    return np.concatenate([np.arange(start, start + count)
+                           for start, count in zip(starts, counts)] + [np.zeros(0, np.int64)])
 
 
 def quat_matrices(quat):

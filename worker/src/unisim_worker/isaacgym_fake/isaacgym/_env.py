@@ -226,6 +226,15 @@ class EnvSim:
             speeds[actor.bodies] = actor.asset.body_speed
         return speeds
 
+    def reshaped(self):
+        """After an actor's lengths changed in its model (``ActorSim.set_scale``): what was
+        read from them at build follows."""
+        self.sim.generation += 1  # the step's plan holds the shapes' bounding radii
+        self.moved = True  # the windows are checked against the new sizes at the next simulate
+        for camera in self.cameras:  # a renderer holds the meshes it was made with
+            if camera is not None:
+                camera.close()
+
     def has_friction(self):
         return any(actor.has_friction for actor in self.actors)
 

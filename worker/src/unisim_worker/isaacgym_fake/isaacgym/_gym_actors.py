@@ -1,5 +1,7 @@
 """Gym: envs, aggregates, actors and their properties (the SDK's "simulation setup")."""
 
+import math
+
 import numpy as np
 
 from ._actors import ActorSim
@@ -150,15 +152,19 @@ class ActorsMixin:
         return len(self._actor(arg0, arg1).geoms)
 
     def get_actor_scale(self, arg0, arg1):
-        self._actor(arg0, arg1)
-        return 1.0
+        return self._actor(arg0, arg1).scale
 
     def set_actor_scale(self, arg0, arg1, arg2):
-        self._actor(arg0, arg1)
-        if float(arg2) != 1.0:
-            log_error("set_actor_scale: the fake does not scale actors (scale %g); only "
-                      "1.0 is accepted" % float(arg2))
+        """Any positive scale, relative to the asset (``ActorSim.set_scale``): IsaacGym's
+        examples/actor_scaling.py scales actors 0.5 to 2 after create_actor."""
+        actor = self._actor(arg0, arg1)
+        scale = float(arg2)
+        if not (math.isfinite(scale) and scale > 0):
+            log_error("set_actor_scale: scale %r of actor %d in env %d is not a positive "
+                      "finite number: pass a scale > 0 (1.0: the asset's size)"
+                      % (scale, int(arg1), arg0._env.index))
             return False
+        actor.set_scale(scale)
         return True
 
     # -- properties -------------------------------------------------------------------
