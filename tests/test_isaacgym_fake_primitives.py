@@ -71,3 +71,30 @@ def test_primitive_assets_have_the_documented_extents_mass_and_options(
     assert default == pytest.approx(0.12, abs=3e-3)
     assert refused == [None, None, None]
     assert "dimensions must be positive" in message and "create_capsule" in message
+
+
+def test_an_env_of_fixed_actors_alone_steps_and_reports_their_root_states(
+        isaacgym_fake_python: str) -> None:
+    # A static scene (a fixed table, nothing else) is a model without a single joint; the
+    # SDK steps it like any other and reports the actors' poses as root states.
+    out = fake(isaacgym_fake_python, """
+        gym = gymapi.acquire_gym()
+        params = gymapi.SimParams()
+        params.up_axis = gymapi.UP_AXIS_Z
+        params.gravity = gymapi.Vec3(0.0, 0.0, -9.81)
+        sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
+        options = gymapi.AssetOptions()
+        options.fix_base_link = True
+        table = gym.create_box(sim, 1.0, 0.6, 0.1, options)
+        env = gym.create_env(sim, gymapi.Vec3(-1, -1, 0), gymapi.Vec3(1, 1, 1), 1)
+        pose = gymapi.Transform()
+        pose.p = gymapi.Vec3(0.1, 0.2, 0.4)
+        gym.create_actor(env, table, pose, "table", 0, 0)
+        assert gym.prepare_sim(sim)
+        root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+        step(gym, sim, 10)
+        gym.refresh_actor_root_state_tensor(sim)
+        print(json.dumps(root.tolist()))
+    """)
+    assert out[0][:7] == pytest.approx([0.1, 0.2, 0.4, 0.0, 0.0, 0.0, 1.0], abs=1e-6)
+    assert out[0][7:] == pytest.approx([0.0] * 6, abs=1e-9)

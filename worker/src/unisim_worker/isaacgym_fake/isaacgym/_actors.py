@@ -83,8 +83,9 @@ class ActorSim:
         self.joints = np.array(joints, dtype=np.int64)
         self.actuators = np.array([model.actuator(prefix + DRIVE_PREFIX + name).id
                                    for name in self.asset.dof_names], dtype=np.int64)
-        root = model.body_jntadr[first]
-        self.root_q, self.root_v = model.jnt_qposadr[root], model.jnt_dofadr[root]
+        root = model.body_jntadr[first]  # -1: a fixed base (a model may have no joint)
+        self.root_q, self.root_v = ((model.jnt_qposadr[root], model.jnt_dofadr[root])
+                                    if root >= 0 else (-1, -1))
         self.lengths = None  # a new model: the asset's lengths
         self._apply()
         if self.free:
