@@ -163,3 +163,46 @@ def test_an_env_whose_actors_spread_wider_than_a_window_gets_a_wider_one(
     assert out["extent"] >= 10.0  # the window spans both cubes
     floor, plateau = out["z"]
     assert floor == pytest.approx(0.1, abs=0.01) and plateau == pytest.approx(0.6, abs=0.01)
+
+
+def test_a_camera_sees_the_terrain_where_the_window_moved_to(
+        isaacgym_fake_python: str) -> None:
+    # A renderer uploads the height fields once; the window's data is rewritten in place
+    # when it follows an actor, and the camera must see the terrain it holds now.
+    out = run_fake(isaacgym_fake_python, with_terrain("""
+    field = terrain(400, 300)  # a 0.5 m plateau in a 2 m square at (30, 20), as above
+    field.height_field_raw[290:310, 190:210] = 100
+    gym = gymapi.acquire_gym()
+    params = gymapi.SimParams()
+    params.up_axis, params.gravity = gymapi.UP_AXIS_Z, gymapi.Vec3(0.0, 0.0, -9.81)
+    sim = gym.create_sim(0, 0, gymapi.SIM_PHYSX, params)
+    vertices, triangles = terrain_utils.convert_heightfield_to_trimesh(
+        field.height_field_raw, HORIZONTAL, VERTICAL, 0.75)
+    mesh = gymapi.TriangleMeshParams()
+    mesh.nb_vertices, mesh.nb_triangles = vertices.shape[0], triangles.shape[0]
+    gym.add_triangle_mesh(sim, vertices.flatten(), triangles.flatten(), mesh)
+    asset = load(gym, sim, CUBE, gymapi.AssetOptions())
+    zero = gymapi.Vec3(0.0, 0.0, 0.0)
+    env = gym.create_env(sim, zero, zero, 1)
+    gym.create_actor(env, asset, gymapi.Transform(gymapi.Vec3(5.0, 5.0, 0.2)), "c", 0, 0)
+    props = gymapi.CameraProperties()
+    props.width, props.height = 32, 32
+    camera = gym.create_camera_sensor(env, props)
+    assert gym.prepare_sim(sim)
+    def depth_below(x, y):  # the depth 3 m above (x, y), looking (almost) straight down
+        gym.set_camera_location(camera, env, gymapi.Vec3(x, y, 3.0),
+                                gymapi.Vec3(x, y + 0.01, 0.0))
+        step(gym, sim, 2)
+        gym.step_graphics(sim)
+        gym.render_all_camera_sensors(sim)
+        image = gym.get_camera_image(sim, env, camera, gymapi.IMAGE_DEPTH)
+        return float(image[16, 16])
+    floor = depth_below(5.6, 5.0)
+    root = gymtorch.wrap_tensor(gym.acquire_actor_root_state_tensor(sim))
+    gym.refresh_actor_root_state_tensor(sim)
+    root[0, 0:3] = torch.tensor([30.0, 20.0, 0.7])  # onto the plateau: the window follows
+    gym.set_actor_root_state_tensor(sim, gymtorch.unwrap_tensor(root))
+    print(json.dumps({"floor": floor, "plateau": depth_below(30.6, 19.6)}))
+    """))
+    assert out["floor"] == pytest.approx(-3.0, abs=0.02)  # the floor at z = 0
+    assert out["plateau"] == pytest.approx(-2.5, abs=0.02)  # the plateau at z = 0.5

@@ -231,9 +231,12 @@ class EnvSim:
         read from them at build follows."""
         self.sim.generation += 1  # the step's plan holds the shapes' bounding radii
         self.moved = True  # the windows are checked against the new sizes at the next simulate
-        for camera in self.cameras:  # a renderer holds the meshes it was made with
-            if camera is not None:
-                camera.close()
+
+    def look(self):
+        """What a camera's renderer took from the model when it was made (it uploads meshes
+        and height fields once): the model, where its ground windows lie (their data is
+        rewritten in place as they follow the actors) and the actors' scales."""
+        return (self.model, self.window.placements(), tuple(a.scale for a in self.actors))
 
     def has_friction(self):
         return any(actor.has_friction for actor in self.actors)

@@ -27,13 +27,17 @@ class Camera:
         self.depth = np.full((self.height, self.width), -np.inf, dtype=np.float32)
         self.renderer = None
         self.scratch = None
+        self.look = None  # the env's look when the renderer was made (``EnvSim.look``)
 
     def render(self):
         """Render the env (its graphics state) from this camera into its images."""
         if not self.env.actors:
             return
         model = self.env.physics()[0]
-        if self.renderer is None:
+        look = self.env.look()
+        if self.renderer is None or look != self.look:  # a renderer made for another look
+            self.close()
+            self.look = look
             model.vis.global_.offwidth = max(model.vis.global_.offwidth, self.width)
             model.vis.global_.offheight = max(model.vis.global_.offheight, self.height)
             self.renderer = mujoco.Renderer(model, self.height, self.width)

@@ -51,6 +51,11 @@ class Window:
             pane.follow(model, data, low, high, self.origin)
         return needed
 
+    def placements(self):
+        """Where each window lies (its first sample in the field; None if never placed)."""
+        return tuple(None if pane.offset is None else tuple(pane.offset.tolist())
+                     for pane in self.panes)
+
     def interior(self):
         """[low x, low y, high x, high y]: where the actors' box may be, world frame, without
         a window moving (infinite along axes that never move; no box where a window was
