@@ -115,8 +115,7 @@ class BridgedTask(Task):
             log = {f"Episode_Extras/{name}": value for name, value in
                    zip(self.log_names, self._log_row.tolist(), strict=True) if value == value}
         done, time_outs = self._done, self._time_outs
-        # Each a new tensor: done and not timed out (bools: done > time_outs), and timed out.
-        return Transition(self._obs.clone(), self._rew.clone(), done > time_outs,
+        return Transition(self._obs.clone(), self._rew.clone(), done & ~time_outs,
                           done & time_outs, log)
 
     def reset(self, env_ids: Any = None, seed: int | None = None) -> torch.Tensor:
