@@ -78,11 +78,7 @@ def test_an_env_of_fixed_actors_alone_steps_and_reports_their_root_states(
     # A static scene (a fixed table, nothing else) is a model without a single joint; the
     # SDK steps it like any other and reports the actors' poses as root states.
     out = fake(isaacgym_fake_python, """
-        gym = gymapi.acquire_gym()
-        params = gymapi.SimParams()
-        params.up_axis = gymapi.UP_AXIS_Z
-        params.gravity = gymapi.Vec3(0.0, 0.0, -9.81)
-        sim = gym.create_sim(0, -1, gymapi.SIM_PHYSX, params)
+        gym, sim, _ = urdf_sim(QUADRUPED, ground=False)  # the sim; its asset goes unused
         options = gymapi.AssetOptions()
         options.fix_base_link = True
         table = gym.create_box(sim, 1.0, 0.6, 0.1, options)
