@@ -164,19 +164,14 @@ class TaskEngine(Engine):
         return values
 
     def _log(self, episode):
-        """The log row (NaN for a name absent now). Numbers on the CPU become one tensor at
-        once; where any lies on a device, the row is written there, since a value's
+        """The log row (NaN for a name absent now), on the task's device: a value's
         ``float()`` would wait for the GPU once per name. New names are reported once."""
-        numbers = [_number(episode.get(name)) for name in self.log_names]
-        if any(getattr(number, "is_cuda", False) for number in numbers):
-            row = self.log_row
-            row.fill_(np.nan)
-            for k, number in enumerate(numbers):
-                if number is not None:
-                    row[k] = number
-        else:
-            row = self.log_row.new_tensor([np.nan if n is None else float(n) for n in numbers],
-                                          device="cpu")
+        row = self.log_row
+        row.fill_(np.nan)
+        for k, name in enumerate(self.log_names):
+            value = _number(episode.get(name))
+            if value is not None:
+                row[k] = value
         for name in episode.keys() - self.known:
             self.known.add(name)
             sys.stderr.write("unisim task bridge: extras[%r][%r] appeared after the first "
