@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,25 @@ def test_actions_that_are_not_finite_are_refused_and_large_finite_ones_are_not(
         # finite, though their sum is not: the task clips them to its action range
         step = task.step(torch.full((2, 8), 3e38))
         assert torch.isfinite(step.observations).all()
+
+
+def test_a_traced_worker_stamps_each_step_within_the_hosts_call(
+        isaacgym_fake_python: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # benchmarks/latency/task_bridge_phases.py lines these stamps up with the host's
+    monkeypatch.setenv("UNISIM_TRACE_TIMES", str(tmp_path))
+    calls = []
+    with ant(isaacgym_fake_python, 4) as task:
+        for _ in range(3):
+            started = time.perf_counter()
+            task.step(torch.zeros(4, 8))
+            calls.append((started, time.perf_counter()))
+    lines = [json.loads(line) for path in tmp_path.glob("*.jsonl")
+             for line in path.read_text().splitlines()]
+    steps = [line for line in lines if line["command"] == "STEP"]
+    assert len(steps) == 3
+    for (started, ended), line in zip(calls, steps, strict=True):
+        task_started, task_ended = line["task_step"]
+        assert started < line["woke"] <= task_started < task_ended <= line["replied"] < ended
 
 
 def test_an_error_in_the_task_comes_back_with_its_traceback(isaacgym_fake_python: str) -> None:

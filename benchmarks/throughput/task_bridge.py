@@ -151,9 +151,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     # As a trainer on this host runs (unisim.training): torch on one thread, so that the
     # host's thread pool, spinning after an op, takes no core from the worker's.
     torch.set_num_threads(1)
-    base = shutil.which(args.python) if args.python else find_python38()[0] or sys.executable
-    if base is None:
-        raise SystemExit(f"--python {args.python}: no such interpreter")
+    base = base_python(args.python)
     python = isaacgym_fake_python(base)
     header = [f"{stamp()}; the CI ant on the SDK fake ({args.sim_device}, {os.cpu_count()} "
               f"CPUs), ms per step, median of {args.rounds} rounds x {args.steps} steps "
@@ -169,6 +167,15 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         if args.json:
             Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     return data
+
+
+def base_python(python: str | None) -> str:
+    """The worker's base interpreter: ``--python``, else a Python 3.8 (``UNISIM_PY38`` or
+    .venv38), else this one."""
+    base = shutil.which(python) if python else find_python38()[0] or sys.executable
+    if base is None:
+        raise SystemExit(f"--python {python}: no such interpreter")
+    return base
 
 
 if __name__ == "__main__":

@@ -101,7 +101,7 @@ class BellRequests:
         # when the host's next request is due; ``spare_core``: see ``doorbell.Forecast``
         self.forecast = bell.Forecast(spin_seconds, spare_core)
         self.seen = words[REQUEST]  # the last request served
-        self.replied_at = time.perf_counter()
+        self.replied_at = self.woke_at = time.perf_counter()
         self.host_pid = os.getppid()
 
     def serve_one(self, worker):
@@ -109,7 +109,8 @@ class BellRequests:
         doze, spin = self.forecast.plan
         seq = line.await_change(REQUEST, self.seen, WORKER_WAITING, spin, HOST_CHECK_EVERY,
                                 self.check_host, doze)
-        waited = time.perf_counter() - self.replied_at
+        self.woke_at = time.perf_counter()  # (read by ``trace`` when it times requests)
+        waited = self.woke_at - self.replied_at
         self.seen = seq
         if words[COMMAND] == CMD_STEP:  # on_step's work, its argument a word
             writer = worker.writer
@@ -122,8 +123,8 @@ class BellRequests:
             words[STATUS] = STATUS_OK if writer.written == before else STATUS_PIPE
         else:
             self.pipe.answer(worker)  # its frame is on the pipe already
+        self.replied_at = time.perf_counter()  # before the ring: the host may go on at once
         line.publish(REPLY, seq, HOST_WAITING)
-        self.replied_at = time.perf_counter()
         self.forecast.observe(waited)  # after the reply: off the host's critical path
 
     def check_host(self):
@@ -192,7 +193,7 @@ class Worker:
 
     def serve(self):
         """Serve until SHUTDOWN or end-of-file on the pipe."""
-        record = trace.recorder()  # None unless UNISIM_TRACE_FILES asks for it
+        record = trace.recorder()  # None unless a UNISIM_TRACE_ variable asks for it
         try:
             if record is None:
                 while self.running:

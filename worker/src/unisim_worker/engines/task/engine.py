@@ -23,6 +23,7 @@ import numpy as np
 
 from unisim_protocol.schemas import physics_layout, slot
 
+from ... import trace
 from ..base import Engine
 from . import build
 
@@ -67,6 +68,7 @@ class TaskEngine(Engine):
         with _alive(worker, "building the task"):
             task, style = build.build(options, num_envs, device)
             self.task, self.style = task, style
+            self.task_step = trace.timed(task.step, "task_step")
             if int(task.num_envs) != num_envs:
                 raise ValueError("the task built %d envs, asked for %d"
                                  % (task.num_envs, num_envs))
@@ -126,7 +128,7 @@ class TaskEngine(Engine):
         io.begin()
         getattr(task, self.style.episode_length)[:] = io.read("episode_length")
         try:
-            result = task.step(io.actions())
+            result = self.task_step(io.actions())
         except Exception as exc:  # the task's buffers are half-updated: say so
             exc.faulted = True
             raise
