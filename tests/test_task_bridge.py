@@ -123,14 +123,15 @@ def test_actions_that_are_not_finite_are_refused_and_large_finite_ones_are_not(
 def test_a_traced_worker_stamps_each_step_within_the_hosts_call(
         isaacgym_fake_python: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # benchmarks/latency/task_bridge_phases.py lines these stamps up with the host's
-    monkeypatch.setenv("UNISIM_TRACE_TIMES", str(tmp_path))
+    folder = tmp_path / "times"  # made by the worker
+    monkeypatch.setenv("UNISIM_TRACE_TIMES", str(folder))
     calls = []
     with ant(isaacgym_fake_python, 4) as task:
         for _ in range(3):
             started = time.perf_counter()
             task.step(torch.zeros(4, 8))
             calls.append((started, time.perf_counter()))
-    lines = [json.loads(line) for path in tmp_path.glob("*.jsonl")
+    lines = [json.loads(line) for path in folder.glob("*.jsonl")
              for line in path.read_text().splitlines()]
     steps = [line for line in lines if line["command"] == "STEP"]
     assert len(steps) == 3

@@ -29,7 +29,7 @@ from typing import Any
 import torch
 
 from benchmarks.measure import add_saved_options, publish_figures
-from benchmarks.throughput.task_bridge import EXAMPLES, InProcess, base_python
+from benchmarks.throughput.task_bridge import EXAMPLES, InProcess, add_turn_options, base_python
 from tools.figures.doc_figures import invocation, stamp
 from unisim.task_bridge import BridgedTask
 from unisim.testing import isaacgym_fake_python
@@ -145,14 +145,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--num-envs", type=int, default=1024)
-    parser.add_argument("--steps", type=int, default=3, help="steps per side and round")
-    parser.add_argument("--settle", type=int, default=2, help="steps at the start of each "
-                        "side's turn, left out")
-    parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--sim-device", default="cpu", help="cpu, or cuda:N (GPU pipeline)")
-    parser.add_argument("--python", default=None, help="the worker's base Python (default: "
-                        "a Python 3.8 from UNISIM_PY38 or .venv38); the SDK fake is put on it")
+    add_turn_options(parser)
     add_saved_options(parser, "task-bridge-phases")
     publish_figures(parser.parse_args(), measure)
 

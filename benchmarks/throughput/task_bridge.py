@@ -134,6 +134,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[64, 1024])
+    add_turn_options(parser)
+    add_saved_options(parser, "task-bridge")
+    publish_figures(parser.parse_args(), measure)
+
+
+def add_turn_options(parser: argparse.ArgumentParser) -> None:
+    """How the two sides take turns, and on what: this benchmark's and
+    ``benchmarks/latency/task_bridge_phases.py``'s."""
     parser.add_argument("--steps", type=int, default=3, help="steps per side and round")
     parser.add_argument("--settle", type=int, default=2, help="steps at the start of each "
                         "side's turn, left out of its median")
@@ -142,8 +150,6 @@ def main() -> None:
     parser.add_argument("--sim-device", default="cpu", help="cpu, or cuda:N (GPU pipeline)")
     parser.add_argument("--python", default=None, help="the worker's base Python (default: "
                         "a Python 3.8 from UNISIM_PY38 or .venv38); the SDK fake is put on it")
-    add_saved_options(parser, "task-bridge")
-    publish_figures(parser.parse_args(), measure)
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:

@@ -31,6 +31,7 @@ def recorder():
     for variable, make in ((ENV, _files), (TIMES_ENV, _times)):
         folder = os.environ.get(variable)
         if folder:
+            os.makedirs(folder, exist_ok=True)  # a missing one would fail after each reply
             return make(os.path.join(folder, "%d.jsonl" % os.getpid()))
     return None
 
