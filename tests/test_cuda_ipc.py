@@ -32,7 +32,7 @@ def _declaration(**changes: object) -> dict[str, object]:
         "device_uuid": bytes(range(16)),
         "memory": b"\x01" * 64,
         "size": 1024,
-        "events": {"ctrl_ready": b"\x02" * 64, "state_ready": b"\x03" * 64},
+        "events": {"ctrl_ready": b"\x02" * 64},
         "slots": [{"name": "ctrl", "dtype": "<f4", "shape": [4, 8], "offset": 0},
                   {"name": "qpos", "dtype": "<f4", "shape": [4, 15], "offset": 256}],
     }
@@ -56,7 +56,7 @@ def test_a_handle_of_the_wrong_size_or_type_is_refused(bad: object) -> None:
 
 @pytest.mark.parametrize("changes, message", [
     ({"device_uuid": b"\x00" * 15}, "device_uuid must be 16 bytes"),
-    ({"events": {"ctrl_ready": b"\x02" * 64}}, "64 bytes, got 'NoneType'"),
+    ({"events": {}}, "64 bytes, got 'NoneType'"),
     ({"slots": [{"name": "qpos", "dtype": "<f4", "shape": [4, 15], "offset": 100}]},
      "slot qpos .offset 100, 240 bytes. is not an aligned part"),
     ({"slots": [{"name": "qpos", "dtype": "<f8", "shape": [4, 64], "offset": 0}]},

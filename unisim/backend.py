@@ -143,7 +143,6 @@ class Backend:
         line = {id(m): k for k, m in enumerate(pool.members)}
         workers.attach(lambda m: self._plane.attach_payload(arena, m.rows, line[id(m)]),
                        self.timeout)
-        self._plane.attached()
         self._rows = RowRequests(pool, self._owners, self._reset_mask, self._plane.ordering())
         if self.randomization is not None:  # first start: draw; restart: the same values
             if self._physics is None:

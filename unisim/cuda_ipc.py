@@ -4,8 +4,8 @@ The host allocates the arena once with ``cuMemAlloc`` (plain device memory, neve
 memory), exports it and two interprocess events as raw 64-byte handles, and sends them in
 ATTACH as bytes. A step is then ordered on the GPU: the host records ``ctrl_ready`` on
 torch's current stream, the worker's stream waits on it, the worker steps, copies its state
-into the arena, records ``state_ready`` and replies once the copies are done, and the host's
-current stream waits on ``state_ready``. No host copy, and the host never waits on the CPU.
+into the arena and replies once the copies are done, so the host's next kernels find the
+state there. No host copy, and the host never waits on the CPU.
 
 The driver binding and the arena's regions (``protocol/cuda_driver.py``,
 ``protocol/cuda_arena.py``) are shared with the worker, which may run another framework and
@@ -89,7 +89,6 @@ class DeviceArena:
             raise
         self._events: list[int] = []
         self.ctrl_ready = self._event()
-        self.state_ready = self._event()
         self.regions = {
             spec.name: cuda_arena.DeviceRegion(spec.name, memory.pointer + self.offsets[spec.name],
                                              spec.dtype, (rows, *spec.shape), ordinal, memory)
@@ -99,8 +98,7 @@ class DeviceArena:
             "device_uuid": self.uuid,
             "memory": drv.export_memory(memory.pointer),
             "size": self.size,
-            "events": {"ctrl_ready": drv.export_event(self.ctrl_ready),
-                       "state_ready": drv.export_event(self.state_ready)},
+            "events": {"ctrl_ready": drv.export_event(self.ctrl_ready)},
             "slots": [{"name": s.name, "dtype": s.dtype, "shape": [rows, *s.shape],
                        "offset": self.offsets[s.name]} for s in self.specs],
         }
@@ -116,9 +114,6 @@ class DeviceArena:
 
     def record_inputs(self, stream: int) -> None:
         self._driver.record(self.ctrl_ready, stream)
-
-    def await_outputs(self, stream: int) -> None:
-        self._driver.wait(stream, self.state_ready)
 
     def close(self) -> None:
         """Destroy the events and drop the arena's hold on the memory; safe to call twice."""
@@ -154,7 +149,7 @@ class CudaPlane:
     def check_workers(self, workers: int | None) -> None:
         if workers not in (None, 1):
             raise ValueError(f"data_plane='cuda' steps all envs in one worker (its state is "
-                             f"ordered by one pair of events), got workers={workers!r}")
+                             f"ordered by one event), got workers={workers!r}")
 
     def init_fields(self) -> dict[str, Any]:
         return {"data_plane": self.name, "device": {"ordinal": self.device, "uuid": self.uuid}}
@@ -174,10 +169,6 @@ class CudaPlane:
         request: dict[str, Any] = schemas.attach_request(arena.declaration(rows, line),
                                                          self._device().declaration())
         return request
-
-    def attached(self) -> None:
-        """Order the host's stream after the copy of the worker's initial state."""
-        self.outputs_awaited()
 
     @property
     def views(self) -> dict[str, Any]:
@@ -212,16 +203,13 @@ class CudaPlane:
             raise StateError("the CUDA plane has no device arena: allocate() comes first")
         return self._arena
 
-    def ordering(self) -> tuple[tuple[Callable[[], None]], tuple[Callable[[], None]]]:
-        return (self.inputs_written,), (self.outputs_awaited,)
+    def ordering(self) -> tuple[Callable[[], None]]:
+        return (self.inputs_written,)
 
     def inputs_written(self) -> None:
-        """The host's writes so far, before the worker's next read (``ctrl_ready``)."""
+        """The host's work so far (its writes, and its reads of the last outputs), before the
+        worker's next request reads or overwrites the arena (``ctrl_ready``)."""
         self._device().record_inputs(self._stream())
-
-    def outputs_awaited(self) -> None:
-        """The worker's writes, before the host's next read (``state_ready``)."""
-        self._device().await_outputs(self._stream())
 
     def close(self) -> None:
         """Destroy the events and drop this plane's views; the memory goes with the last

@@ -39,9 +39,6 @@ class DataPlane(Protocol):
     def attach_payload(self, arena: Arena, rows: range, line: int) -> dict[str, Any]:
         """The ATTACH payload for the worker of ``rows``, ringing doorbell ``line``."""
 
-    def attached(self) -> None:
-        """Every worker has mapped the slots and published its initial state."""
-
     @property
     def views(self) -> dict[str, Any]:
         """Every slot by name: numpy arrays, or torch tensors for device slots."""
@@ -52,10 +49,11 @@ class DataPlane(Protocol):
     def write(self, name: str, value: Any, rows: Any = None) -> None:
         """Copy ``value`` into slot ``name``, or into its ``rows``."""
 
-    def ordering(self) -> tuple[Hooks, Hooks]:
-        """What to call before a request whose worker reads what the host wrote, and after
-        its reply, before the host reads what the worker wrote (nothing, for host memory:
-        the request and its reply order it)."""
+    def ordering(self) -> Hooks:
+        """What to call before a request whose worker reads what the host wrote (nothing, for
+        host memory: the request orders it). Nothing is called after a reply: a worker
+        replies once its writes are done, on a device plane too (its engines wait for their
+        copies first)."""
 
     def close(self) -> None:
         """Release what the plane holds beyond the host arena (views stay safe to read)."""
@@ -99,9 +97,6 @@ class HostPlane:
         request: dict[str, Any] = schemas.attach_request(arena.declaration(rows, line))
         return request
 
-    def attached(self) -> None:
-        """The workers wrote their initial state before they replied."""
-
     @property
     def views(self) -> dict[str, Any]:
         return {} if self._arena is None else self._arena.views
@@ -122,8 +117,8 @@ class HostPlane:
             raise ValueError(f"{name} must broadcast to shape {target.shape} with a float dtype, "
                              f"got {np.shape(source)}: {exc}") from None
 
-    def ordering(self) -> tuple[Hooks, Hooks]:
-        return (), ()
+    def ordering(self) -> Hooks:
+        return ()
 
     def close(self) -> None:
         """The host arena is all there is, and the backend's ``Workers`` closes it."""

@@ -172,11 +172,11 @@ class RowRequests:
     ``reset_mask`` slot, and only the workers that answer for any of them are asked."""
 
     def __init__(self, pool: WorkerPool, owners: Sequence[Member], mask: npt.NDArray[Any],
-                 ordering: tuple[Hooks, Hooks]) -> None:
+                 ordering: Hooks) -> None:
         """``owners``: the members that answer for rows (of workers that share rows, the
-        first); ``ordering``: the plane's calls around a request (``DataPlane.ordering``)."""
+        first); ``ordering``: the plane's calls before a request (``DataPlane.ordering``)."""
         self.pool, self.owners, self.mask = pool, owners, mask
-        self.inputs, self.outputs = ordering
+        self.inputs = ordering
         self._payloads: dict[tuple[Any, ...], tuple[int, dict[str, Any]]] = {}
 
     def call(self, name: str, rows: npt.NDArray[np.int64], timeout: float,
@@ -198,5 +198,3 @@ class RowRequests:
             for call in self.inputs:
                 call()
             self.pool.call(command, payload, timeout, members=members)
-            for call in self.outputs:
-                call()

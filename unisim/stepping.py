@@ -60,7 +60,7 @@ class Stepping(abc.ABC):
         self._write = functools.partial(plane.write, "ctrl")
         self._check = monitor.ctrl_check
         self._flags, self._clean, self._warned = monitor.flags, monitor.clean, monitor.after_step
-        inputs, self._outputs = plane.ordering()  # a device plane's events
+        inputs = plane.ordering()  # a device plane's event
         self._inputs = inputs if fill_queue is None else (*inputs, fill_queue)
         self._physics = physics
         self._inflight: list[int] = []  # ids rung outside the pipe, not all replies read
@@ -89,8 +89,6 @@ class Stepping(abc.ABC):
         for call in self._inputs:
             call()
         self._exchange(substeps, timeout)
-        for call in self._outputs:
-            call()
         if self._physics is not None:
             self._physics.push_if_due(timeout)
         if self._clean is not None and self._flags.tobytes() != self._clean:

@@ -29,8 +29,7 @@ def check_declaration(declaration):
         raise ValueError("device_uuid must be %d bytes, got %r"
                          % (UUID_BYTES, describe_value(uuid)))
     decode_handle(declaration["memory"])
-    for name in ("ctrl_ready", "state_ready"):
-        decode_handle(declaration["events"].get(name))
+    decode_handle(declaration["events"].get("ctrl_ready"))
     size = int(declaration["size"])
     for slot in declaration["slots"]:
         dtype = np.dtype(slot["dtype"])
@@ -171,13 +170,14 @@ def dlpack_pointer(capsule, nbytes):
 
 
 class DeviceMapping:
-    """The host's device arena opened in this process: regions by name, events, a stream.
+    """The host's device arena opened in this process: regions by name, its event, a stream.
 
     ``publish`` copies device arrays (anything with ``__dlpack__``, e.g. JAX arrays) into
-    regions on this mapping's stream, which first waits until each array is ready, records
-    ``state_ready`` and waits for the copies: the reply goes once the state is in the arena.
-    A host stream left waiting on a pending event from this process slowed the next steps
-    (the GPU serves the two processes' contexts in turn; docs/cuda-ipc.md). A framework that
+    regions on this mapping's stream, which first waits until each array is ready, and waits
+    for the copies: the reply goes once the state is in the arena, so the host's next
+    kernels find it there with no event to wait on (a host stream left waiting on a pending
+    event from this process slowed the next steps: the GPU serves the two processes'
+    contexts in turn; docs/cuda-ipc.md). A framework that
     cannot order its export on a foreign stream is asked for a plain export instead, which
     waits on the CPU (and says so once).
     """
@@ -194,8 +194,6 @@ class DeviceMapping:
             events = declaration["events"]
             self.ctrl_ready = drv.open_event(events["ctrl_ready"])
             self._closers.append(lambda: drv.destroy_event(self.ctrl_ready))
-            self.state_ready = drv.open_event(events["state_ready"])
-            self._closers.append(lambda: drv.destroy_event(self.state_ready))
             self.stream = drv.create_stream()
             self._closers.append(lambda: drv.destroy_stream(self.stream))
         except BaseException:
@@ -222,8 +220,8 @@ class DeviceMapping:
             return capsule
 
     def publish(self, arrays):
-        """Copy ``{region name: device array}`` into the arena, record ``state_ready`` and wait
-        for the copies (the capsules, held until then, keep the sources alive)."""
+        """Copy ``{region name: device array}`` into the arena and wait for the copies (the
+        capsules, held until then, keep the sources alive)."""
         drv = driver()
         held = []
         for name, array in arrays.items():
@@ -232,7 +230,6 @@ class DeviceMapping:
             drv.copy_async(region.pointer, dlpack_pointer(capsule, region.nbytes), region.nbytes,
                            self.stream)
             held.append(capsule)
-        drv.record(self.state_ready, self.stream)
         drv.synchronize(self.stream)
 
     def close(self):

@@ -3,10 +3,9 @@
 Host and worker may run different frameworks (another torch, or JAX), so nothing here goes
 through a framework's own IPC, whose pickles depend on its version. The host allocates
 plain device memory (``cuMemAlloc``) and exports raw 64-byte IPC handles for it and for
-two interprocess events; the worker opens them. The host never waits on the CPU: it
+an interprocess event; the worker opens them. The host never waits on the CPU: it
 records ``ctrl_ready`` on its stream after writing inputs, the worker's streams wait on it,
-the worker copies its outputs into the arena and records ``state_ready``, and the host's
-stream waits on that.
+and the worker copies its outputs into the arena and replies once the copies are done.
 
 This one module binds the driver for both sides (``cuda_arena`` builds the shared arena on
 it). Python 3.8, stdlib only; libcuda is loaded on first use, so importing this on a

@@ -5,8 +5,8 @@
 * ``DeviceSlots``: the host's CUDA arena (``data_plane="cuda"``, GPU pipeline only). The
   regions are torch CUDA tensors over the arena (``__cuda_array_interface__``, zero-copy);
   every request first makes torch's current stream wait on the host's ``ctrl_ready``; the
-  state goes out by ``DeviceMapping.publish`` (device-to-device copies, ``state_ready``,
-  and a wait for the copies before the reply). No host copy on the step path.
+  state goes out by ``DeviceMapping.publish`` (device-to-device copies, and a wait for
+  them before the reply). No host copy on the step path.
 
 Imported by the engine after ``sim`` (torch only after isaacgym).
 """
@@ -61,8 +61,9 @@ class DeviceSlots:
         self.driver = driver()
 
     def begin(self) -> None:
-        """Order this request's GPU work after the host's writes (its ``ctrl_ready``), and so
-        after the host's wait for the previous publish: the staging tensors are free again."""
+        """Order this request's GPU work after the host's writes and its reads of the last
+        state (its ``ctrl_ready``). The staging tensors are free again: the last publish
+        waited for its copies."""
         stream = torch.cuda.current_stream(self.device).cuda_stream
         self.driver.wait(stream, self.mapping.ctrl_ready)
 

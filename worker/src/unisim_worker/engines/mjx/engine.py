@@ -7,8 +7,7 @@ slots are reached is chosen once, in ``attach``:
 * slots in the host's CUDA arena (``data_plane="cuda"``): the ctrl region is imported through
   DLPack on every step and read by the step program itself; the import's stream waits for
   ``ctrl_ready`` on the GPU. The new qpos and qvel are copied device-to-device into the
-  arena, ``state_ready`` is recorded, and the reply waits for the copies. No host copy on
-  the step path.
+  arena, and the reply waits for the copies. No host copy on the step path.
 * slots in host shared memory (``data_plane="shm"``): ctrl is copied to the device and the
   state back to the host every step, the baseline the CUDA plane is measured against.
 

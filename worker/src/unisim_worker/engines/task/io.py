@@ -7,7 +7,7 @@
 * ``DeviceIO``: the host's CUDA arena (``data_plane="cuda"``, GPU pipeline): the regions
   are torch CUDA tensors; the task reads its actions from the ``ctrl`` region, ordered
   after the host's writes (``ctrl_ready``), and its outputs are copied into their regions
-  on torch's stream, after which ``state_ready`` is recorded. No host copy on the step path.
+  on torch's stream, waited for before the reply. No host copy on the step path.
 
 Imported by the engine once the user's task is built (torch after isaacgym).
 """
@@ -74,19 +74,17 @@ class DeviceIO:
         return self.tensors[name]
 
     def publish(self, values):
-        """Copy the outputs into their regions on torch's stream, record ``state_ready`` there
-        and wait for it: the reply goes once the state is in the arena. One copy kernel per
-        output, where ``DeviceMapping.publish`` would export each by DLPack and copy it on a
-        stream of its own."""
+        """Copy the outputs into their regions on torch's stream and wait for the copies: the
+        reply goes once the state is in the arena. One copy kernel per output, where
+        ``DeviceMapping.publish`` would export each by DLPack and copy it on a stream of its
+        own."""
         for name, value in values.items():
             target = self.tensors[name]
             if value is None:
                 target.zero_()
             else:  # copy_ converts the dtype and device in the same copy
                 target.copy_(torch.as_tensor(value).reshape(target.shape))
-        stream = torch.cuda.current_stream(self.device)
-        self.driver.record(self.mapping.state_ready, stream.cuda_stream)
-        stream.synchronize()
+        torch.cuda.current_stream(self.device).synchronize()
 
     def close(self):
         self.mapping.close()
