@@ -1,7 +1,7 @@
 """The CUDA data plane: the engine's slots in one device arena that the worker maps by CUDA IPC.
 
 The host allocates the arena once with ``cuMemAlloc`` (plain device memory, never managed
-memory), exports it and two interprocess events as raw 64-byte handles, and sends them in
+memory), exports it and an interprocess event as raw 64-byte handles, and sends them in
 ATTACH as bytes. A step is then ordered on the GPU: the host records ``ctrl_ready`` on
 torch's current stream, the worker's stream waits on it, the worker steps, copies its state
 into the arena and replies once the copies are done, so the host's next kernels find the
