@@ -99,6 +99,21 @@ def test_views_are_zero_copy_and_torch_shares_them() -> None:
         assert tensors["qpos"].abs().sum() > 0
 
 
+def test_a_block_is_one_view_over_adjacent_slots_and_refuses_others() -> None:
+    torch = pytest.importorskip("torch", reason="torch is in the dev extras; install .[dev]")
+    with unisim.Backend("mujoco", model="cartpole", num_envs=3) as sim:
+        sim.step(np.ones((3, 1)))
+        tensors = sim.tensors()
+        block = sim.block(("qpos", "qvel"))
+        assert block.dtype == torch.uint8
+        for name in ("qpos", "qvel"):
+            start = tensors[name].data_ptr() - block.data_ptr()
+            part = block[start:start + tensors[name].nbytes].view(torch.float64).view(3, 2)
+            assert torch.equal(part, tensors[name]) and part.abs().sum() > 0
+        with pytest.raises(ValueError, match=r"slots \['qvel', 'qpos'\] are not adjacent"):
+            sim.block(("qvel", "qpos"))
+
+
 def test_bad_inputs_name_the_problem() -> None:
     with unisim.Backend("mujoco", model="cartpole", num_envs=3) as sim:
         with pytest.raises(ValueError, match=r"ctrl must broadcast to shape \(3, 1\)"):

@@ -51,4 +51,8 @@ def test_the_ant_on_the_gpu_pipeline_steps_as_in_process(tmp_path: Path) -> None
     ref = np.load(tmp_path / "ref.npz")
     observations = np.stack([s.observations.cpu().numpy() for s in steps])
     np.testing.assert_allclose(observations, ref["obs"], rtol=0, atol=1e-5)
-    assert np.array_equal(np.stack([s.done.cpu().numpy() for s in steps]), ref["done"])
+    done, time_outs = ref["done"], ref["time_outs"]
+    assert np.array_equal(np.stack([s.terminated.cpu().numpy() for s in steps]),
+                          done & ~time_outs)
+    assert np.array_equal(np.stack([s.truncated.cpu().numpy() for s in steps]),
+                          done & time_outs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -257,6 +258,12 @@ class Backend:
         """Every slot as a torch tensor sharing the slot's memory (needs torch)."""
         self._check_open()
         return self._plane.tensors()
+
+    def block(self, names: Sequence[str]) -> Any:
+        """Slots ``names``, adjacent in this order in the engine's layout, as one torch uint8
+        tensor over their bytes: one copy of it copies them all (the task bridge's outputs)."""
+        self._check_open()
+        return self._plane.block(tuple(names))
 
     # -- commands ----------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from unisim_protocol import cuda_arena, cuda_driver, schemas
 from .arrays import import_torch
 from .errors import SetupError, StateError
 from .layout import RESET_MASK, Layout
-from .slots import Arena, SlotSpec
+from .slots import Arena, SlotSpec, span
 
 Driver = Any  # cuda_driver.Driver: Python 3.8 shared code, not type-checked here
 
@@ -78,6 +78,7 @@ class DeviceArena:
         drv = load_driver(ordinal)
         self._driver = drv
         self.specs = list(specs)
+        self.rows = rows
         self.ordinal = ordinal
         self.uuid: bytes = drv.device_uuid(ordinal)
         self.offsets, self.size = layout.offsets(self.specs, rows, align=cuda_driver.ALIGN)
@@ -107,6 +108,13 @@ class DeviceArena:
         event: int = self._driver.create_ipc_event()
         self._events.append(event)
         return event
+
+    def block(self, names: tuple[str, ...]) -> Any:
+        """The adjacent slots ``names`` as one uint8 region over their bytes (``span``)."""
+        start, stop = span(self.specs, self.offsets, self.rows, names)
+        memory = next(iter(self.regions.values())).owner  # every region holds the memory
+        return cuda_arena.DeviceRegion("+".join(names), memory.pointer + start, "|u1",
+                                       (stop - start,), self.ordinal, memory)
 
     def declaration(self) -> dict[str, Any]:
         """What the worker needs to open the arena (the ``cuda`` entry of ATTACH)."""
@@ -178,6 +186,10 @@ class CudaPlane:
         torch = self._torch
         return {name: torch.from_numpy(view) if isinstance(view, np.ndarray) else view
                 for name, view in self._views.items()}
+
+    def block(self, names: tuple[str, ...]) -> Any:
+        return self._torch.as_tensor(self._device().block(names),
+                                     device=self._torch.device("cuda", self.device))
 
     def write(self, name: str, value: Any, rows: Any = None) -> None:
         target = self._views[name]

@@ -46,6 +46,9 @@ class DataPlane(Protocol):
     def tensors(self) -> dict[str, Any]:
         """Every slot as a torch tensor over the same memory."""
 
+    def block(self, names: tuple[str, ...]) -> Any:
+        """The adjacent slots ``names`` as one torch uint8 tensor over their bytes."""
+
     def write(self, name: str, value: Any, rows: Any = None) -> None:
         """Copy ``value`` into slot ``name``, or into its ``rows``."""
 
@@ -104,6 +107,11 @@ class HostPlane:
     def tensors(self) -> dict[str, Any]:
         torch = import_torch("tensors()")
         return {name: torch.from_numpy(view) for name, view in self.views.items()}
+
+    def block(self, names: tuple[str, ...]) -> Any:
+        if self._arena is None:
+            raise ValueError("the host plane has no arena: allocate() comes first")
+        return import_torch("block()").from_numpy(self._arena.block(names))
 
     def write(self, name: str, value: Any, rows: Any = None) -> None:
         target = self.views[name]

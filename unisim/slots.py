@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from unisim_protocol import arena, doorbell
 
@@ -34,6 +35,19 @@ class SlotSpec:
 
     def nbytes(self, rows: int) -> int:
         return rows * int(arena.row_bytes(self))
+
+
+def span(specs: list[SlotSpec], offsets: dict[str, int], rows: int,
+         names: tuple[str, ...]) -> tuple[int, int]:
+    """The bytes ``(start, stop)`` that slots ``names`` cover, which must be adjacent and in
+    this order in ``specs`` (alignment padding between them is covered too)."""
+    order = [spec.name for spec in specs]
+    first = order.index(names[0]) if names and names[0] in order else -1
+    if first < 0 or tuple(order[first:first + len(names)]) != tuple(names):
+        raise ValueError(f"slots {list(names)} are not adjacent in this order in the arena "
+                         f"(its slots: {order})")
+    last = specs[first + len(names) - 1]
+    return offsets[names[0]], offsets[last.name] + last.nbytes(rows)
 
 
 class Arena:
@@ -71,6 +85,13 @@ class Arena:
             np.frombuffer(self._mmap, dtype="<u4", count=doorbell.WORDS,
                           offset=k * doorbell.LINE_BYTES) for k in range(lines)
         ]
+
+    def block(self, names: tuple[str, ...]) -> npt.NDArray[np.uint8]:
+        """The adjacent slots ``names`` as one uint8 view over their bytes (``span``)."""
+        if self._mmap is None:
+            raise ValueError(f"arena {self.name} is closed")
+        start, stop = span(self.specs, self.offsets, self.rows, names)
+        return np.frombuffer(self._mmap, dtype=np.uint8, offset=start, count=stop - start)
 
     def declaration(self, rows: range | None = None, line: int | None = None
                     ) -> dict[str, object]:

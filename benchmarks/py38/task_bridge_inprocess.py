@@ -8,9 +8,10 @@ Run on the worker's interpreter (Python 3.8 with the SDK or its fake):
 ``OPTIONS.json`` holds the task engine's INIT options (``BridgedTask`` builds them). The task
 is built by the worker's own ``engines.task.build``, so both sides start from the same
 state and seed. ``rollout`` steps it with the given actions (steps, num_envs, num_actions)
-and saves each step's observations, rewards and resets; ``serve`` prints ``{"ready": true}``
-once built, then answers each line ``{"steps": K}`` on stdin with one JSON line, the seconds
-each of K steps of random actions took (``benchmarks/throughput/task_bridge.py``).
+and saves each step's observations, rewards, resets and time-outs; ``serve`` prints
+``{"ready": true}`` once built, then answers each line ``{"steps": K}`` on stdin with one
+JSON line, the seconds each of K steps of random actions took
+(``benchmarks/throughput/task_bridge.py``).
 """
 
 import json
@@ -42,14 +43,15 @@ def rollout(options_path, num_envs, actions_path, out_path):
     task, style = build(options_path, num_envs)
     import torch  # after the SDK, which the build imported
 
-    observations, rewards, resets = [], [], []
+    observations, rewards, resets, time_outs = [], [], [], []
     for actions in np.load(actions_path):
-        obs, _, rew, done, _ = style.outputs(task.step(torch.from_numpy(actions)))
+        obs, _, rew, done, extras = style.outputs(task.step(torch.from_numpy(actions)))
         observations.append(obs.cpu().numpy().copy())
         rewards.append(rew.cpu().numpy().astype(np.float32))
         resets.append(done.cpu().numpy().astype(bool))
+        time_outs.append(extras["time_outs"].cpu().numpy().astype(bool))
     np.savez(out_path, obs=np.array(observations), rew=np.array(rewards),
-             done=np.array(resets))
+             done=np.array(resets), time_outs=np.array(time_outs))
 
 
 def serve(options_path, num_envs):

@@ -25,7 +25,9 @@ import torch
 from ..backend import Backend
 from ..tasks.base import Task, Transition
 
-VIEWS = ("_ctrl", "_obs", "_privileged", "_rew", "_done", "_time_outs", "_lengths", "_log")
+VIEWS = ("_ctrl", "_obs", "_privileged", "_lengths", "_log")
+# A step's outputs for the learner: adjacent slots, copied in one copy (``StepOutputs``)
+STEP_OUTPUTS = ("obs", "rew", "terminated", "truncated")
 
 
 class BridgedTask(Task):
@@ -76,9 +78,9 @@ class BridgedTask(Task):
             # What step copies out for the learner: numpy views where the slots are host
             # memory (``_copy`` says why), torch's on the CUDA plane.
             host = self.device.type == "cpu"
-            self._obs, self._rew = _held(views["obs"], host), _held(views["rew"], host)
-            self._done = _held(views["done"], host)
-            self._time_outs = _held(views["time_outs"], host)
+            self._outputs = StepOutputs(self.sim.block(STEP_OUTPUTS),
+                                        [views[name] for name in STEP_OUTPUTS], host)
+            self._obs = _held(views["obs"], host)
             privileged = views.get("privileged_obs")
             self._privileged = None if privileged is None else _held(privileged, host)
             self._log = views.get("log")
@@ -119,9 +121,8 @@ class BridgedTask(Task):
         if self._log_row is not None:
             log = {f"Episode_Extras/{name}": value for name, value in
                    zip(self.log_names, self._log_row.tolist(), strict=True) if value == value}
-        done, time_outs = self._done, self._time_outs
-        return Transition(_copy(self._obs), _copy(self._rew), _tensor(done & ~time_outs),
-                          _tensor(done & time_outs), log)
+        observations, rewards, terminated, truncated = self._outputs.copy()
+        return Transition(observations, rewards, terminated, truncated, log)
 
     def reset(self, env_ids: Any = None, seed: int | None = None) -> torch.Tensor:
         """Start new episodes in ``env_ids`` (all if None) that have not just begun one;
@@ -157,7 +158,36 @@ class BridgedTask(Task):
             if view is not None:
                 setattr(self, name, _tensor(view.copy()) if isinstance(view, np.ndarray)
                         else view.clone())
+        self._outputs.detach()
         self._log_row = _row(self._log)
+
+
+class StepOutputs:
+    """A step's outputs, adjacent in the arena, copied for the learner in one copy of their
+    block and handed over as views of that copy: one op where one per output cost each
+    its own cold start after the task's step."""
+
+    def __init__(self, block: torch.Tensor, views: Sequence[torch.Tensor], host: bool) -> None:
+        start = block.data_ptr()
+        self.block = _held(block, host)
+        # (offset, bytes, dtype, shape) of each output in the block
+        self.parts = [(view.data_ptr() - start, view.numel() * view.element_size(),
+                       view.numpy().dtype if host else view.dtype, tuple(view.shape))
+                      for view in views]
+
+    def copy(self) -> list[torch.Tensor]:
+        data = self.block
+        if isinstance(data, np.ndarray):
+            data = data.copy()
+            return [torch.from_numpy(np.ndarray(shape, dtype, buffer=data, offset=offset))
+                    for offset, _, dtype, shape in self.parts]
+        data = data.clone()
+        return [data[offset:offset + size].view(dtype).view(shape)
+                for offset, size, dtype, shape in self.parts]
+
+    def detach(self) -> None:
+        """Hold a copy instead of the slots' memory (the backend closed)."""
+        self.block = self.block.copy() if isinstance(self.block, np.ndarray) else self.block.clone()
 
 
 def _held(view: torch.Tensor, host: bool) -> torch.Tensor | np.ndarray:

@@ -4,10 +4,12 @@ INIT builds the task on this interpreter (``build``: its class by import path, i
 ``sys.path`` entries for the user's code, the sim device) and calls its ``reset``. The
 layout has no MuJoCo state (``nq = nv = 0``): ``ctrl`` holds the actions (``nu`` of them,
 within the task's action clip), and the task's outputs have slots of their own:
-``obs``, ``privileged_obs`` (if the task has them), ``rew``, ``done`` (the task's reset
-flags), ``time_outs``, ``episode_length`` (read back before each step, so the host may
-set it) and ``log`` (the scalars of ``extras["episode"]``, the same in every row; NaN when
-absent). The report's ``task`` entry gives the sizes the learners need.
+``episode_length`` (read back before each step, so the host may set it), then, adjacent
+in this order so that the host copies them for its learner in one copy (``Backend.block``),
+``obs``, ``rew``, ``terminated`` and ``truncated`` (the task's reset flags split by
+``extras["time_outs"]``), then ``privileged_obs`` (if the task has them) and ``log`` (the
+scalars of ``extras["episode"]``, the same in every row; NaN when absent). The report's
+``task`` entry gives the sizes the learners need.
 
 A STEP is one call of the task's ``step``; it resets the envs it ends as the task itself
 does. A RESET resets the flagged envs that are not at the start of an episode already
@@ -83,9 +85,10 @@ class TaskEngine(Engine):
         privileged = style.privileged_count(task)
         clip = float(getattr(task, "clip_actions", None) or np.inf)
         slots = [slot("ctrl", "<f4", [task.num_actions]), slot("qpos", "<f8", [0]),
-                 slot("qvel", "<f8", [0]), slot("obs", "<f4", [task.num_obs]),
-                 slot("rew", "<f4", []), slot("done", "|b1", []),
-                 slot("time_outs", "|b1", []), slot("episode_length", "<i8", [])]
+                 slot("qvel", "<f8", [0]), slot("episode_length", "<i8", []),
+                 # adjacent, in this order: the host copies a step's outputs in one copy
+                 slot("obs", "<f4", [task.num_obs]), slot("rew", "<f4", []),
+                 slot("terminated", "|b1", []), slot("truncated", "|b1", [])]
         if privileged:
             slots.append(slot("privileged_obs", "<f4", [privileged]))
         if self.log_names:
@@ -117,7 +120,7 @@ class TaskEngine(Engine):
         ours = {name: slots[name] for name in self.names}
         self.io = (HostIO if isinstance(slots["ctrl"], np.ndarray) else DeviceIO)(
             ours, self.task.device)
-        self.io.publish(self._values(*self.first))
+        self._publish(*self.first)
         self.first = None
 
     def step(self, substeps):
@@ -132,7 +135,7 @@ class TaskEngine(Engine):
         except Exception as exc:  # the task's buffers are half-updated: say so
             exc.faulted = True
             raise
-        io.publish(self._values(*self.style.outputs(result)))
+        self._publish(*self.style.outputs(result))
 
     def reset(self, use_qpos, use_qvel):
         if use_qpos or use_qvel:
@@ -155,15 +158,15 @@ class TaskEngine(Engine):
             values["privileged_obs"] = privileged
         self.io.publish(values)
 
-    def _values(self, observations, privileged, rewards, resets, extras):
-        values = {"obs": observations, "rew": rewards, "done": resets,
-                  "time_outs": extras.get("time_outs"),
+    def _publish(self, observations, privileged, rewards, resets, extras):
+        self.io.end_flags(resets, extras.get("time_outs"))
+        values = {"obs": observations, "rew": rewards,
                   "episode_length": getattr(self.task, self.style.episode_length)}
         if "privileged_obs" in self.slots:
             values["privileged_obs"] = privileged
         if self.log_names:
             values["log"] = self._log(extras.get(LOG) or {})
-        return values
+        self.io.publish(values)
 
     def _log(self, episode):
         """The log row (NaN for a name absent now), on the task's device: a value's

@@ -34,6 +34,17 @@ class HostIO:
     def read(self, name):
         return self.tensors[name].to(self.device)
 
+    def end_flags(self, resets, time_outs):
+        """``truncated`` (ended by a time-out) and ``terminated`` (ended otherwise) from the
+        task's reset flags, by numpy straight into their slots."""
+        resets = _numpy(resets).reshape(-1)
+        truncated = self.arrays["truncated"]
+        if time_outs is None:
+            truncated.fill(False)
+        else:
+            np.logical_and(resets, _numpy(time_outs).reshape(-1), out=truncated)
+        np.logical_xor(resets, truncated, out=self.arrays["terminated"])
+
     def publish(self, values):
         """Copy the outputs into shared memory by numpy: one thread, where torch's copies of
         the larger outputs would wake its thread pool (the task's, every core) each time."""
@@ -42,9 +53,7 @@ class HostIO:
             if value is None:
                 target.fill(0)
                 continue
-            if isinstance(value, torch.Tensor):  # a copy off the device on the GPU pipeline
-                value = value.detach().cpu().numpy()
-            np.copyto(target, np.reshape(value, target.shape), casting="unsafe")
+            np.copyto(target, np.reshape(_numpy(value), target.shape), casting="unsafe")
 
     def close(self):
         """Nothing to release: the host owns the shared memory."""
@@ -73,6 +82,16 @@ class DeviceIO:
     def read(self, name):
         return self.tensors[name]
 
+    def end_flags(self, resets, time_outs):
+        """``truncated`` and ``terminated`` (as ``HostIO``'s) by torch, into their regions."""
+        resets = torch.as_tensor(resets).reshape(-1)
+        truncated = self.tensors["truncated"]
+        if time_outs is None:
+            truncated.zero_()
+        else:
+            torch.logical_and(resets, torch.as_tensor(time_outs).reshape(-1), out=truncated)
+        torch.logical_xor(resets, truncated, out=self.tensors["terminated"])
+
     def publish(self, values):
         """Copy the outputs into their regions on torch's stream and wait for the copies: the
         reply goes once the state is in the arena. One copy kernel per output, where
@@ -88,3 +107,8 @@ class DeviceIO:
 
     def close(self):
         self.mapping.close()
+
+
+def _numpy(value):
+    """A task's output as numpy: a copy off the device on the GPU pipeline, else a view."""
+    return value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else value
