@@ -3,6 +3,7 @@
     .venv/bin/python -m benchmarks.throughput.task_bridge [--sizes 64 1024] [--publish]
     python3 -m benchmarks.throughput.task_bridge --python python3 --sim-device cuda:0  # GPU
     python -m benchmarks.throughput.task_bridge --saved RUN.json --name task-bridge-gpu --publish
+    .venv/bin/python -m benchmarks.throughput.task_bridge --control --name task-bridge-control
 
 In-process: the task on the worker's interpreter (Python 3.8 and the SDK fake, or the SDK),
 built by the worker's own code and stepped in a loop (``py38/task_bridge_inprocess.py``).
@@ -14,6 +15,8 @@ of bridged / in-process per-step medians. Each turn starts with ``--settle`` ste
 of the medians (kept in ``--json``): the side that just woke finds its threads parked and
 the machine's caches and GPU holding the other side's work, which a training loop, stepping
 one side only, never meets. The task is the CI ant (examples/isaacgym_tasks).
+``--control`` puts a second in-process task in the bridge's place, measured the same way:
+how far apart two identical processes land, the floor under the bridge's ratio.
 This process runs torch on one thread, as ``unisim.training`` does: a trainer's thread pool
 spinning after each op would take cores from the worker.
 Prints the figures; asserts nothing. ``--json`` keeps the figures (written after each N, so
@@ -107,15 +110,22 @@ def compare(python: str, num_envs: int, args: argparse.Namespace) -> dict[str, A
                      paths=[EXAMPLES], python=python, sim_device=args.sim_device,
                      data_plane=plane, timeout=600.0) as task:
         inprocess = InProcess(python, task.options, num_envs)
+        # --control: a second in-process task in the bridge's place (the bridge stays idle)
+        control = InProcess(python, task.options, num_envs) if args.control else None
         try:
             generator = torch.Generator().manual_seed(0)
+
+            def bridge_turn(steps: int) -> list[float]:
+                return (control.measure(steps) if control is not None
+                        else measure_bridge(task, steps, generator))
+
             inprocess.measure(args.warmup)
-            measure_bridge(task, args.warmup, generator)
+            bridge_turn(args.warmup)
             turn = args.settle + args.steps
             for k in range(args.rounds):
                 sides = {}
                 for side in (("bridge", "inprocess") if k % 2 else ("inprocess", "bridge")):
-                    seconds = (measure_bridge(task, turn, generator) if side == "bridge"
+                    seconds = (bridge_turn(turn) if side == "bridge"
                                else inprocess.measure(turn))
                     sides[side] = [s * 1e3 for s in seconds]
                 inside, bridge = (statistics.median(sides[side][args.settle:])
@@ -124,6 +134,8 @@ def compare(python: str, num_envs: int, args: argparse.Namespace) -> dict[str, A
                                "ratio": bridge / inside, "steps_ms": sides})
         finally:
             inprocess.close()
+            if control is not None:
+                control.close()
     return {"num_envs": num_envs, "rounds": rounds,
             "inprocess_ms": statistics.median(r["inprocess_ms"] for r in rounds),
             "bridge_ms": statistics.median(r["bridge_ms"] for r in rounds),
@@ -134,6 +146,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[64, 1024])
+    parser.add_argument("--control", action="store_true", help="a second in-process task "
+                        "in the bridge's place: the ratio of two identical processes, the "
+                        "floor under the bridge's")
     add_turn_options(parser)
     add_saved_options(parser, "task-bridge")
     publish_figures(parser.parse_args(), measure)
@@ -159,11 +174,13 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     torch.set_num_threads(1)
     base = base_python(args.python)
     python = isaacgym_fake_python(base)
+    other = "again" if args.control else "bridge"  # what the second column measured
     header = [f"{stamp()}; the CI ant on the SDK fake ({args.sim_device}, {os.cpu_count()} "
               f"CPUs), ms per step, median of {args.rounds} rounds x {args.steps} steps "
               f"(after {args.settle} settling)",
-              f"{'N':>6} {'in-process':>11} {'bridge':>9} {'bridge / in-process':>20}"]
+              f"{'N':>6} {'in-process':>11} {other:>9} {other + ' / in-process':>20}"]
     data: dict[str, Any] = {"sim_device": args.sim_device, "python": base,
+                            "control": args.control,
                             "command": invocation(), "results": [], "lines": header}
     for num_envs in args.sizes:
         r = compare(python, num_envs, args)
