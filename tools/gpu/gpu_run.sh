@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU run, in one command on a GPU machine: the tests that need a GPU, then the GPU data
-# plane benchmark, the task bridge's on the GPU and CPU pipelines and the SDK fake's threads.
+# plane benchmark, the task bridge's on the GPU and CPU pipelines (and their control) and
+# the SDK fake's threads.
 # Runs from a folder staged by
 # `make gpu-stage` (wheels/ holding unisim's wheel and MJX's, tests/, benchmarks/, tools/,
 # examples/ (the CI's IsaacGym tasks), pyproject.toml; gl/ with the EGL loader packages a
@@ -39,6 +40,14 @@ timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --py
 timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --python python3 \
   --sizes 64 1024 4096 --json "$out/task-bridge-16core.json" 2>&1 \
   | tee "$out/task-bridge-16core.log" || status=1
+# The same on both pipelines with a second in-process task in the bridge's place: how far
+# apart two identical processes land there, the floor under the ratios above.
+for pipeline in gpu 16core; do
+  device=(); [ $pipeline = gpu ] && device=(--sim-device cuda:0)
+  timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --python python3 \
+    --control "${device[@]}" --sizes 1024 4096 --json "$out/task-bridge-control-$pipeline.json" \
+    2>&1 | tee "$out/task-bridge-control-$pipeline.log" || status=1
+done
 # The SDK fake on one thread and on this machine's cores, against fa97e1a's fake where `make
 # gpu-stage` staged it (`--saved FILE --name isaacgym-fake-threads-16core --publish`).
 baseline=()
