@@ -33,20 +33,24 @@ timeout "${BENCH_LIMIT:-330}" python3 -m benchmarks.gpu.data_plane --json "$out/
   | tee "$out/gpu-benchmark.log" || status=1
 # The task bridge on the GPU pipeline (the CI ant on the SDK fake, its tensors on CUDA), then
 # on the CPU pipeline with this machine's cores. `--saved FILE --name task-bridge-gpu
-# --publish` (and task-bridge-16core) writes each into docs/benchmarks.md.
+# --publish` (and task-bridge-16core) writes each into docs/benchmarks.md. Ten steps a turn
+# and 60 rounds: there a 16-core step varies from round to round by more than the bridge
+# costs, and a median of 30 rounds of 3 steps moved by a few hundredths between runs.
+turns=(--steps 10 --rounds 60)
 timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --python python3 \
-  --sim-device cuda:0 --sizes 1024 4096 --json "$out/task-bridge-gpu.json" 2>&1 \
+  "${turns[@]}" --sim-device cuda:0 --sizes 1024 4096 --json "$out/task-bridge-gpu.json" 2>&1 \
   | tee "$out/task-bridge-gpu.log" || status=1
 timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --python python3 \
-  --sizes 64 1024 4096 --json "$out/task-bridge-16core.json" 2>&1 \
+  "${turns[@]}" --sizes 64 1024 4096 --json "$out/task-bridge-16core.json" 2>&1 \
   | tee "$out/task-bridge-16core.log" || status=1
 # The same on both pipelines with a second in-process task in the bridge's place: how far
 # apart two identical processes land there, the floor under the ratios above.
 for pipeline in gpu 16core; do
   device=(); [ $pipeline = gpu ] && device=(--sim-device cuda:0)
   timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --python python3 \
-    --control "${device[@]}" --sizes 1024 4096 --json "$out/task-bridge-control-$pipeline.json" \
-    2>&1 | tee "$out/task-bridge-control-$pipeline.log" || status=1
+    --control "${turns[@]}" "${device[@]}" --sizes 1024 4096 \
+    --json "$out/task-bridge-control-$pipeline.json" 2>&1 \
+    | tee "$out/task-bridge-control-$pipeline.log" || status=1
 done
 # The SDK fake on one thread and on this machine's cores, against fa97e1a's fake where `make
 # gpu-stage` staged it (`--saved FILE --name isaacgym-fake-threads-16core --publish`).
