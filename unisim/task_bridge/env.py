@@ -164,8 +164,10 @@ class BridgedTask(Task):
 
 class StepOutputs:
     """A step's outputs, adjacent in the arena, copied for the learner in one copy of their
-    block and handed over as views of that copy: one op where one per output cost each
-    its own cold start after the task's step."""
+    block and handed over as views of that copy. On the CUDA plane that is one kernel where
+    each output's copy and each flag was one, each launched cold after the task's step (the
+    host's part after the reply shrank on the GPU machine); on host memory it costs what
+    the separate copies did."""
 
     def __init__(self, block: torch.Tensor, views: Sequence[torch.Tensor], host: bool) -> None:
         start = block.data_ptr()
