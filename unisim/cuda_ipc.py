@@ -111,6 +111,8 @@ class DeviceArena:
 
     def block(self, names: tuple[str, ...]) -> Any:
         """The adjacent slots ``names`` as one uint8 region over their bytes (``span``)."""
+        if not self.regions:
+            raise StateError("the device arena is closed")
         start, stop = span(self.specs, self.offsets, self.rows, names)
         memory = next(iter(self.regions.values())).owner  # every region holds the memory
         return cuda_arena.DeviceRegion("+".join(names), memory.pointer + start, "|u1",
