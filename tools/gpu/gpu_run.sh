@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU run, in one command on a GPU machine: the tests that need a GPU, then the GPU data
-# plane benchmark, the task bridge's on the GPU and CPU pipelines (and their control) and
-# the SDK fake's threads.
+# plane benchmark, the task bridge's on the GPU and CPU pipelines (and their control), the
+# GPU's hand-over between processes and the SDK fake's threads.
 # Runs from a folder staged by
 # `make gpu-stage` (wheels/ holding unisim's wheel and MJX's, tests/, benchmarks/, tools/,
 # examples/ (the CI's IsaacGym tasks), pyproject.toml; gl/ with the EGL loader packages a
@@ -52,6 +52,10 @@ for pipeline in gpu 16core; do
     --json "$out/task-bridge-control-$pipeline.json" 2>&1 \
     | tee "$out/task-bridge-control-$pipeline.log" || status=1
 done
+# What the GPU charges each time the two processes take turns on it, twice a bridged step on
+# the GPU pipeline (`--saved FILE --name gpu-handover --publish`).
+timeout "${HANDOVER_LIMIT:-120}" python3 -m benchmarks.gpu.handover --json "$out/gpu-handover.json" \
+  2>&1 | tee "$out/gpu-handover.log" || status=1
 # The SDK fake on one thread and on this machine's cores, against fa97e1a's fake where `make
 # gpu-stage` staged it (`--saved FILE --name isaacgym-fake-threads-16core --publish`).
 baseline=()
