@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU run, in one command on a GPU machine: the tests that need a GPU, then the GPU data
-# plane benchmark, the task bridge's on the GPU and CPU pipelines (and their control), the
-# GPU's hand-over between processes and the SDK fake's threads.
+# plane benchmark, the task bridge's on the GPU and CPU pipelines (their control, where a
+# step's time goes), the GPU's hand-over between processes and the SDK fake's threads.
 # Runs from a folder staged by
 # `make gpu-stage` (wheels/ holding unisim's wheel and MJX's, tests/, benchmarks/, tools/,
 # examples/ (the CI's IsaacGym tasks), pyproject.toml; gl/ with the EGL loader packages a
@@ -51,6 +51,14 @@ for pipeline in gpu 16core; do
     --control "${turns[@]}" "${device[@]}" --sizes 1024 4096 \
     --json "$out/task-bridge-control-$pipeline.json" 2>&1 \
     | tee "$out/task-bridge-control-$pipeline.log" || status=1
+done
+# Where a bridged step's time goes on each pipeline, part by part, beside the in-process step
+# (`--saved FILE --name task-bridge-phases-gpu --publish`, and -16core).
+for pipeline in gpu 16core; do
+  device=(); [ $pipeline = gpu ] && device=(--sim-device cuda:0)
+  timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.latency.task_bridge_phases --python python3 \
+    "${turns[@]}" "${device[@]}" --json "$out/task-bridge-phases-$pipeline.json" 2>&1 \
+    | tee "$out/task-bridge-phases-$pipeline.log" || status=1
 done
 # What the GPU charges each time the two processes take turns on it, twice a bridged step on
 # the GPU pipeline (`--saved FILE --name gpu-handover --publish`).
