@@ -7,10 +7,12 @@ This process copies a 250 KB block on the GPU (the bridged step's outputs for th
 at N = 1024) and waits for the copy, in three settings, round after round: after its own
 kernels, after a peer process's kernels (the peer runs them and waits for them, then
 answers over a pipe, as the bridge's worker does before its reply), and after a sleep
-with the GPU idle. Each process has a CUDA context of its own; without MPS the GPU
-time-slices between them, so the first work after the other process's is where the
-switch is paid. A bridged step on the GPU pipeline pays it twice: the worker's first kernels
-after the host's actions, and the host's copy after the worker's outputs.
+with the GPU idle. Each process has a CUDA context of its own; without MPS, "when
+processes share the GPU their scheduling resources must be swapped on and off the GPU"
+(https://docs.nvidia.com/deploy/mps/when-to-use-mps.html), so the first work after the
+other process's is where the swap is paid. A bridged step on the GPU pipeline pays it
+twice: the worker's first kernels after the host's actions, and the host's copy after the
+worker's outputs.
 Prints the medians; asserts nothing. Needs torch with CUDA.
 """
 
