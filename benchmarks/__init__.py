@@ -6,7 +6,8 @@ and prints its figures side by side in one run; none asserts a speed.
     throughput/     steps/s through unisim against in-process: the suite, the task bridge
     latency/        what one step costs: round trips, profiles, checks, CPU while waiting
     split/          how envs are split over workers, threads and chunks
-    gpu/            the CUDA IPC data plane (MJX) against MJX in-process
+    gpu/            the CUDA IPC data plane (MJX) against MJX in-process; the GPU's hand-over
+                    between two processes
     render/         the render pool against a single-process renderer
     randomization/  physics randomisation at reset, mid-episode and pushes
 
