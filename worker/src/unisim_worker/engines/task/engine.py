@@ -8,7 +8,7 @@ within the task's action clip), and the task's outputs have slots of their own:
 in this order so that the host copies them for its learner in one copy (``Backend.block``),
 ``obs``, ``rew``, ``terminated`` and ``truncated`` (the task's reset flags split by
 ``extras["time_outs"]``), then ``privileged_obs`` (if the task has them) and ``log`` (the
-scalars of ``extras["episode"]``, the same in every row; NaN when absent). The report's
+scalars of ``extras["episode"]``, in the first row alone; NaN when absent). The report's
 ``task`` entry gives the sizes the learners need.
 
 A STEP is one call of the task's ``step``; it resets the envs it ends as the task itself
@@ -164,8 +164,8 @@ class TaskEngine(Engine):
                   "episode_length": getattr(self.task, self.style.episode_length)}
         if "privileged_obs" in self.slots:
             values["privileged_obs"] = privileged
-        if self.log_names:
-            values["log"] = self._log(extras.get(LOG) or {})
+        if self.log_names:  # one row of scalars: the host reads the first row alone
+            self.io.publish_row("log", self._log(extras.get(LOG) or {}))
         self.io.publish(values)
 
     def _log(self, episode):
@@ -181,7 +181,7 @@ class TaskEngine(Engine):
             self.known.add(name)
             sys.stderr.write("unisim task bridge: extras[%r][%r] appeared after the first "
                              "reset; only names present then are carried\n" % (LOG, name))
-        return row.expand(self.task.num_envs, -1)
+        return row
 
     def close(self):
         if self.io is not None:

@@ -55,6 +55,10 @@ class HostIO:
                 continue
             np.copyto(target, np.reshape(_numpy(value), target.shape), casting="unsafe")
 
+    def publish_row(self, name, value):
+        """Copy ``value`` into the first row of slot ``name`` (before ``publish``)."""
+        self.arrays[name][0] = _numpy(value)
+
     def close(self):
         """Nothing to release: the host owns the shared memory."""
 
@@ -104,6 +108,11 @@ class DeviceIO:
             else:  # copy_ converts the dtype and device in the same copy
                 target.copy_(torch.as_tensor(value).reshape(target.shape))
         torch.cuda.current_stream(self.device).synchronize()
+
+    def publish_row(self, name, value):
+        """Copy ``value`` into the first row of region ``name``, ordered before the wait
+        that ends ``publish``."""
+        self.tensors[name][0].copy_(value)
 
     def close(self):
         self.mapping.close()
