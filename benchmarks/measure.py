@@ -72,7 +72,8 @@ def bytes_per_step(pids: Sequence[int], step: Callable[[], Any], steps: int) -> 
 def add_saved_options(parser: argparse.ArgumentParser, name: str) -> None:
     """``--json``, ``--saved``, ``--name`` and ``--publish``: a run made on another machine
     (the GPU one) saves its figures, and this one publishes them (``publish_figures``)."""
-    parser.add_argument("--json", default=None, help="also write the figures to this file")
+    parser.add_argument("--json", default=None, help="also write the measured figures to this "
+                        "file (a long benchmark writes them as it goes too)")
     parser.add_argument("--saved", default=None,
                         help="take the figures from this --json file instead of measuring")
     parser.add_argument("--name", default=name,
@@ -83,9 +84,12 @@ def add_saved_options(parser: argparse.ArgumentParser, name: str) -> None:
 
 def publish_figures(args: argparse.Namespace,
                     measure: Callable[[argparse.Namespace], dict[str, Any]]) -> None:
-    """The figures ``measure(args)`` gives, or those ``--saved``: printed, and with
-    ``--publish`` written into their block, with the command that measured them."""
+    """The figures ``measure(args)`` gives, or those ``--saved``: printed, measured ones
+    written to ``--json``, and with ``--publish`` written into their block, with the command
+    that measured them."""
     data = json.loads(Path(args.saved).read_text()) if args.saved else measure(args)
+    if args.json and not args.saved:
+        Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     print("\n".join(data["lines"]))
     if args.publish:
         block = ["```", f"$ {data['command']}", *data["lines"], "```"]

@@ -19,12 +19,10 @@ Prints the medians; asserts nothing. Needs torch with CUDA.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -102,8 +100,6 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
              f"the hand-over (peer - own)                {medians['peer'] - medians['own']:8.1f}"]
     data = {"command": invocation(), "lines": lines, "medians_us": medians,
             "samples_us": samples}
-    if args.json:
-        Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     return data
 
 
