@@ -175,8 +175,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     base = base_python(args.python)
     python = isaacgym_fake_python(base)
     other = "again" if args.control else "bridge"  # what the second column measured
+    # every process here, workers too, a client of the MPS server there (gpu_run.sh)
+    mps = "; MPS clients" if os.environ.get("CUDA_MPS_PIPE_DIRECTORY") else ""
     header = [f"{stamp()}; the CI ant on the SDK fake ({args.sim_device}, {os.cpu_count()} "
-              f"CPUs), ms per step, median of {args.rounds} rounds x {args.steps} steps "
+              f"CPUs{mps}), ms per step, median of {args.rounds} rounds x {args.steps} steps "
               f"(after {args.settle} settling)",
               f"{'N':>6} {'in-process':>11} {other:>9} {other + ' / in-process':>20}"]
     data: dict[str, Any] = {"sim_device": args.sim_device, "python": base,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU run, in one command on a GPU machine: the tests that need a GPU, then the GPU data
 # plane benchmark, the task bridge's on the GPU and CPU pipelines (their control, where a
-# step's time goes), the GPU's hand-over between processes and the SDK fake's threads.
+# step's time goes, the GPU pipeline under MPS), the GPU's hand-over between processes and
+# the SDK fake's threads.
 # Runs from a folder staged by
 # `make gpu-stage` (wheels/ holding unisim's wheel and MJX's, tests/, benchmarks/, tools/,
 # examples/ (the CI's IsaacGym tasks), pyproject.toml; gl/ with the EGL loader packages a
@@ -60,6 +61,23 @@ for pipeline in gpu 16core; do
     "${turns[@]}" "${device[@]}" --json "$out/task-bridge-phases-$pipeline.json" 2>&1 \
     | tee "$out/task-bridge-phases-$pipeline.log" || status=1
 done
+# The GPU pipeline again with every process a client of one MPS server (NVIDIA's
+# Multi-Process Service: one set of scheduling resources for all clients, no swap between
+# their contexts), started for this run alone in a folder of its own and stopped after
+# (`--saved FILE --name task-bridge-gpu-mps --publish`).
+if command -v nvidia-cuda-mps-control >/dev/null; then
+  mps=$(mktemp -d)
+  export CUDA_MPS_PIPE_DIRECTORY=$mps CUDA_MPS_LOG_DIRECTORY=$mps
+  if nvidia-cuda-mps-control -d; then
+    trap 'echo quit | nvidia-cuda-mps-control' EXIT  # stopped even if this run is cut short
+    timeout "${BRIDGE_LIMIT:-240}" python3 -m benchmarks.throughput.task_bridge --python python3 \
+      "${turns[@]}" --sim-device cuda:0 --sizes 1024 --json "$out/task-bridge-gpu-mps.json" 2>&1 \
+      | tee "$out/task-bridge-gpu-mps.log" || status=1
+    echo quit | nvidia-cuda-mps-control
+    trap - EXIT
+  fi
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+fi
 # What the GPU charges each time the two processes take turns on it, twice a bridged step on
 # the GPU pipeline (`--saved FILE --name gpu-handover --publish`).
 timeout "${HANDOVER_LIMIT:-120}" python3 -m benchmarks.gpu.handover --json "$out/gpu-handover.json" \
