@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -81,3 +82,26 @@ def test_invocation_is_the_command_a_user_types(tmp_path: Path) -> None:
     assert shown("-m", "probe.cmd", "--n", "a b") == "python -m probe.cmd --n 'a b'"
     script = tmp_path / "probe" / "cmd.py"
     assert shown(str(script), "--quick") == f"python {script} --quick"
+
+
+def test_measured_figures_go_to_json_and_saved_ones_are_not_rewritten(tmp_path: Path) -> None:
+    """``--json`` keeps what a benchmark measured (the GPU machine's runs come back as these
+    files), whether or not the benchmark writes it itself; ``--saved`` only reads."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.measure import add_saved_options, publish_figures
+
+    parser = argparse.ArgumentParser()
+    add_saved_options(parser, "speed")
+    measured = tmp_path / "measured.json"
+    figures = {"command": "python -m bench", "lines": ["speed 1"], "speed": 1}
+    publish_figures(parser.parse_args(["--json", str(measured)]), lambda args: figures)
+    assert json.loads(measured.read_text()) == figures
+
+    untouched = tmp_path / "untouched.json"
+
+    def measure(args: argparse.Namespace) -> dict[str, object]:
+        raise AssertionError("--saved measured again")
+
+    publish_figures(parser.parse_args(["--saved", str(measured), "--json", str(untouched)]),
+                    measure)
+    assert not untouched.exists()
