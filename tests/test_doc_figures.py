@@ -14,6 +14,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "figures"))
 import doc_figures  # noqa: E402
 
+sys.path.insert(0, str(ROOT))
+from benchmarks.measure import add_saved_options, publish_figures  # noqa: E402
+
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
@@ -87,9 +90,6 @@ def test_invocation_is_the_command_a_user_types(tmp_path: Path) -> None:
 def test_measured_figures_go_to_json_and_saved_ones_are_not_rewritten(tmp_path: Path) -> None:
     """``--json`` keeps what a benchmark measured (the GPU machine's runs come back as these
     files), whether or not the benchmark writes it itself; ``--saved`` only reads."""
-    sys.path.insert(0, str(ROOT))
-    from benchmarks.measure import add_saved_options, publish_figures
-
     parser = argparse.ArgumentParser()
     add_saved_options(parser, "speed")
     measured = tmp_path / "measured.json"

@@ -98,9 +98,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
              f"after a peer process's kernels            {medians['peer']:8.1f}",
              f"after 2 ms with the GPU idle              {medians['idle']:8.1f}",
              f"the hand-over (peer - own)                {medians['peer'] - medians['own']:8.1f}"]
-    data = {"command": invocation(), "lines": lines, "medians_us": medians,
+    return {"command": invocation(), "lines": lines, "medians_us": medians,
             "samples_us": samples}
-    return data
 
 
 def main() -> None:

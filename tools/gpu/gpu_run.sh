@@ -93,8 +93,13 @@ if want mps; then
         | tee "$out/task-bridge-gpu-mps.log" || status=1
       echo quit | nvidia-cuda-mps-control
       trap - EXIT
+    else
+      echo "gpu_run.sh: part mps: nvidia-cuda-mps-control -d failed (log: $mps)" >&2; status=1
     fi
     unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  else
+    echo "gpu_run.sh: part mps skipped: no nvidia-cuda-mps-control on PATH (it comes with" \
+      "the NVIDIA driver's utilities)" >&2
   fi
 fi
 # What the GPU charges each time the two processes take turns on it, twice a bridged step on
