@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import mmap
+import os
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -170,3 +173,46 @@ def test_the_worker_sleeps_through_the_hosts_long_turns_when_its_threads_fill_ev
     spare = rung_asleep(threads=1)
     assert filled >= 25, f"rung asleep {filled} of 30 times"
     assert spare < filled, f"with a core to spare it was asleep at {spare} of 30 rings"
+
+
+@pytest.mark.parametrize("awaited, waiting, near", [("REQUEST", "WORKER_WAITING", "REQUEST_NEAR"),
+                                                   ("REPLY", "HOST_WAITING", "REPLY_NEAR")])
+def test_a_waiter_whose_answer_is_marked_near_wakes_and_spins_for_it(
+        awaited: str, waiting: str, near: str) -> None:
+    """A waiter asleep in a slice of 30 s wakes when its peer marks the answer near
+    (``Line.near``): it clears the mark, and its answer, given after, ends its wait. An
+    unmarked waiter would sleep out its slice; the mark alone changes no word it waits on."""
+    bell = unisim_protocol.doorbell
+    awaited_word, waiting_word, near_word = (getattr(bell, name)
+                                             for name in (awaited, waiting, near))
+    memory = mmap.mmap(-1, bell.LINE_BYTES)  # shared with the forked waiter
+    line = bell.Line(np.frombuffer(memory, dtype="<u4"))
+    words = line.words
+
+    def until(condition: Any, seconds: float) -> bool:
+        end = time.monotonic() + seconds
+        while not condition():
+            if time.monotonic() > end:
+                return False
+        return True
+
+    pid = os.fork()
+    if pid == 0:  # the waiter
+        status = 1
+        try:
+            value = line.await_change(awaited_word, 0, waiting_word, 0.0, 30.0, lambda: None,
+                                      0.0, near_word)
+            status = 0 if value == 7 else 1
+        finally:
+            os._exit(status)
+    try:
+        assert until(lambda: words[waiting_word] == 1, 10.0), "the waiter never slept"
+        time.sleep(0.05)  # in the futex by now: a mark set as it goes to sleep may be missed
+        line.near(awaited_word, near_word, waiting_word)
+        cleared = until(lambda: words[near_word] == 0, 5.0)
+        assert words[awaited_word] == 0
+    finally:
+        line.publish(awaited_word, 7, waiting_word)  # ends the wait either way
+        _, status = os.waitpid(pid, 0)
+    assert cleared, "the waiter slept on through its peer's mark"
+    assert os.waitstatus_to_exitcode(status) == 0

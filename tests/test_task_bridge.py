@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 
+import unisim_protocol
 from unisim import cli, split
 from unisim.errors import RemoteError, WorkerTimeout
 from unisim.integrations.gymnasium import GymnasiumVectorEnv
@@ -142,6 +143,28 @@ def test_a_traced_worker_stamps_each_step_within_the_hosts_call(
     for (started, ended), line in zip(calls, steps, strict=True):
         task_started, task_ended = line["task_step"]
         assert started < line["woke"] <= task_started < task_ended <= line["replied"] < ended
+
+
+def test_a_step_marked_soon_wakes_the_sleeping_worker_before_the_ring(
+        isaacgym_fake_python: str) -> None:
+    """``step`` marks the request near before it copies and checks the actions
+    (``Backend.step_soon``): the worker, asleep while the host works, wakes on the mark
+    and clears it, without a request."""
+    bell = unisim_protocol.doorbell
+    with ant(isaacgym_fake_python, 2) as task:
+        task.step(torch.zeros(2, 8))
+        words = task.sim._stepping.lines[0].words
+        deadline = time.monotonic() + 5.0
+        while not words[bell.WORKER_WAITING]:  # past its spin, asleep
+            assert time.monotonic() < deadline, "the worker never slept"
+        requests = words[bell.REQUEST]
+        task.sim.step_soon()
+        marked = words[bell.REQUEST_NEAR]
+        deadline = time.monotonic() + 5.0
+        while words[bell.REQUEST_NEAR] and time.monotonic() < deadline:
+            pass
+        assert (marked, words[bell.REQUEST_NEAR], words[bell.REQUEST]) == (1, 0, requests)
+        task.step(torch.zeros(2, 8))  # and the next request is served as ever
 
 
 def test_an_error_in_the_task_comes_back_with_its_traceback(isaacgym_fake_python: str) -> None:

@@ -38,6 +38,7 @@ from .pool import HOST_SPIN, Member, WorkerPool
 from .sim_warnings import WarningMonitor
 
 CMD_STEP, REPLY, STATUS, STATUS_OK = bell.CMD_STEP, bell.REPLY, bell.STATUS, bell.STATUS_OK
+REPLY_NEAR = bell.REPLY_NEAR
 # Seconds between checks that the worker lives and its deadline holds, while the host sleeps
 # on a doorbell reply.
 WORKER_CHECK_EVERY = 0.02
@@ -101,6 +102,10 @@ class Stepping(abc.ABC):
         self.pool.settle()
 
     @abc.abstractmethod
+    def soon(self) -> None:
+        """Tell the workers a STEP is near (``Backend.step_soon``)."""
+
+    @abc.abstractmethod
     def _exchange(self, substeps: int, timeout: float) -> None:
         """STEP to every worker, then every reply."""
 
@@ -113,6 +118,9 @@ class PipeStepping(Stepping):
                  ) -> None:
         super().__init__(pool, plane, monitor, fill_queue, physics)
         self._payloads: dict[int, dict[str, Any]] = {}  # STEP's, per substeps value
+
+    def soon(self) -> None:
+        """Nothing to tell: a worker on the pipe polls it, then blocks in its read."""
 
     def _exchange(self, substeps: int, timeout: float) -> None:
         payload = self._payloads.get(substeps)
@@ -159,6 +167,10 @@ class DoorbellStepping(Stepping):
         if self._inflight:
             self._collect()
 
+    def soon(self) -> None:
+        for line in self.lines:
+            line.near(bell.REQUEST, bell.REQUEST_NEAR, bell.WORKER_WAITING)
+
     def _exchange(self, substeps: int, timeout: float) -> None:
         ids: list[int] = []
         self._inflight = ids
@@ -190,6 +202,7 @@ class DoorbellStepping(Stepping):
                     spin = 0.0  # spent
                 read = value != request_id and self._sleep_until(member, line, request_id,
                                                                  value, doze, spin)
+                words[REPLY_NEAR] = 0  # the reply came: a mark for it is spent
                 if words[STATUS] != STATUS_OK and not read:  # frames on the pipe
                     member.channel.collect(request_id, Command.STEP, self._timeout)
             except UnisimError as exc:
@@ -228,7 +241,7 @@ class DoorbellStepping(Stepping):
 
         while value != request_id:
             value = line.await_change(REPLY, value, bell.HOST_WAITING, spin, WORKER_CHECK_EVERY,
-                                      between_slices, doze)
+                                      between_slices, doze, REPLY_NEAR)
             doze = 0.0
         return read
 

@@ -110,6 +110,7 @@ class BridgedTask(Task):
         # (a float64 beyond its range is infinite there): a finite sum means finite actions,
         # one reduction at about a tenth of isfinite's cost on the CPU; only a sum that
         # overflowed or met NaN is looked at element by element. Nothing steps otherwise.
+        self.sim.step_soon()  # the worker wakes while the actions are copied and checked
         ctrl = self._ctrl
         ctrl.copy_(actions)
         if not math.isfinite(ctrl.sum()) and not bool(torch.isfinite(ctrl).all()):

@@ -21,7 +21,9 @@ from unisim_protocol.doorbell import (  # the names a doorbell STEP touches, bou
     COMMAND,
     HOST_WAITING,
     REPLY,
+    REPLY_NEAR,
     REQUEST,
+    REQUEST_NEAR,
     STATUS,
     STATUS_OK,
     STATUS_PIPE,
@@ -74,6 +76,9 @@ class PipeRequests:
         self.reader.ready(self.spin_seconds)
         self.answer(worker)
 
+    def reply_near(self):
+        """Nothing to mark: the host waits on the pipe."""
+
     def answer(self, worker):
         """Read the request frame (blocking) and answer it."""
         body = self.reader.read()
@@ -108,8 +113,9 @@ class BellRequests:
         line, words = self.line, self.line.words
         doze, spin = self.forecast.plan
         seq = line.await_change(REQUEST, self.seen, WORKER_WAITING, spin, HOST_CHECK_EVERY,
-                                self.check_host, doze)
+                                self.check_host, doze, REQUEST_NEAR)
         self.woke_at = time.perf_counter()  # (read by ``trace`` when it times requests)
+        words[REQUEST_NEAR] = 0  # the request came: a mark for it is spent
         waited = self.woke_at - self.replied_at
         self.seen = seq
         if words[COMMAND] == CMD_STEP:  # on_step's work, its argument a word
@@ -126,6 +132,10 @@ class BellRequests:
         self.replied_at = time.perf_counter()  # before the ring: the host may go on at once
         line.publish(REPLY, seq, HOST_WAITING)
         self.forecast.observe(waited)  # after the reply: off the host's critical path
+
+    def reply_near(self):
+        """Mark this request's reply near: a host asleep on it wakes and spins for it."""
+        self.line.near(REPLY, REPLY_NEAR, HOST_WAITING)
 
     def check_host(self):
         """End if the host died (we were re-parented): nobody will ever ring again."""
@@ -183,6 +193,11 @@ class Worker:
         self.progress_sent = now
         self.send(protocol.Kind.PROGRESS,
                   schemas.request("PROGRESS", done=done, total=total, text=text))
+
+    def reply_near(self):
+        """The request's reply is near: an engine whose threads are done says so, so that a
+        host asleep through their work wakes while the rest (the outputs) is done."""
+        self.requests.reply_near()
 
     def hello(self):
         import numpy

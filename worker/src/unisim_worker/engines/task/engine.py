@@ -56,6 +56,7 @@ def _alive(worker, text, every=10.0):
 
 class TaskEngine(Engine):
     def __init__(self):
+        self.worker = None
         self.task = None
         self.io = None
         self.slots = {}
@@ -67,6 +68,7 @@ class TaskEngine(Engine):
         options = spec.get("options") or {}
         device = _device(spec, options)
         self.device_resident = device != "cpu"
+        self.worker = worker
         with _alive(worker, "building the task"):
             task, style = build.build(options, num_envs, device)
             self.task, self.style = task, style
@@ -135,6 +137,7 @@ class TaskEngine(Engine):
         except Exception as exc:  # the task's buffers are half-updated: say so
             exc.faulted = True
             raise
+        self.worker.reply_near()  # its threads are done: only the outputs are left
         self._publish(*self.style.outputs(result))
 
     def reset(self, use_qpos, use_qvel):
