@@ -282,7 +282,8 @@ class Backend:
     def step_soon(self) -> None:
         """Say that ``step`` follows shortly, after some work of the caller's own (a task
         bridge's actions, copied and checked): workers asleep on their doorbell lines wake
-        now and spin for it, so their wake-up overlaps that work. Costs nothing otherwise."""
+        now and spin for it, so their wake-up overlaps that work. Does nothing without the
+        doorbell (``doorbell=False``), whose workers wait on the pipe."""
         with self._lock:
             if not self._closed:
                 self._stepping.soon()

@@ -106,11 +106,11 @@ class BridgedTask(Task):
         if tuple(actions.shape) != (self.num_envs, self.num_actions):
             raise ValueError(f"actions must have shape {(self.num_envs, self.num_actions)} "
                              f"(num_envs, num_actions), got {tuple(actions.shape)}")
+        self.sim.step_soon()  # the worker wakes while the actions are copied and checked
         # Copied into the slot by torch (any dtype or device), then checked there, as float32
         # (a float64 beyond its range is infinite there): a finite sum means finite actions,
         # one reduction at about a tenth of isfinite's cost on the CPU; only a sum that
         # overflowed or met NaN is looked at element by element. Nothing steps otherwise.
-        self.sim.step_soon()  # the worker wakes while the actions are copied and checked
         ctrl = self._ctrl
         ctrl.copy_(actions)
         if not math.isfinite(ctrl.sum()) and not bool(torch.isfinite(ctrl).all()):
