@@ -7,6 +7,8 @@ stepped in-process on the worker's interpreter is the reference.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -146,20 +148,39 @@ def test_a_traced_worker_stamps_each_step_within_the_hosts_call(
 
 
 def test_a_step_marked_soon_wakes_the_sleeping_worker_before_the_ring(
-        isaacgym_fake_python: str) -> None:
+        isaacgym_fake_python: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """``step`` marks the request near before it copies and checks the actions
     (``Backend.step_soon``): the worker, asleep while the host works, wakes on the mark
     and clears it, without a request."""
     bell = unisim_protocol.doorbell
     with ant(isaacgym_fake_python, 2) as task:
+        calls: list[str] = []
+
+        def noted(name: str) -> Any:
+            method = getattr(task.sim, name)
+
+            def call(*args: Any, **kwargs: Any) -> Any:
+                calls.append(name)
+                return method(*args, **kwargs)
+            return call
+
+        for name in ("step_soon", "step"):
+            monkeypatch.setattr(task.sim, name, noted(name))
         task.step(torch.zeros(2, 8))
+        assert calls == ["step_soon", "step"]
         words = task.sim._stepping.lines[0].words
         deadline = time.monotonic() + 5.0
         while not words[bell.WORKER_WAITING]:  # past its spin, asleep
             assert time.monotonic() < deadline, "the worker never slept"
         requests = words[bell.REQUEST]
-        task.sim.step_soon()
-        marked = words[bell.REQUEST_NEAR]
+        # Stopped, the worker cannot clear the mark before it is read (the wake may run it
+        # at once on this core); once continued, it finds the mark and clears it.
+        os.kill(task.sim.worker_pid, signal.SIGSTOP)
+        try:
+            task.sim.step_soon()
+            marked = words[bell.REQUEST_NEAR]
+        finally:
+            os.kill(task.sim.worker_pid, signal.SIGCONT)
         deadline = time.monotonic() + 5.0
         while words[bell.REQUEST_NEAR] and time.monotonic() < deadline:
             pass

@@ -95,6 +95,7 @@ class Line:
         is called after every slice. Word ``near``, when the peer sets it (``Line.near``),
         ends a doze or a sleep: the waiter clears it and spins up to ``NEAR_SPIN``.
         """
+        words = self.words
         if doze_seconds > 0:
             end = time.perf_counter() + doze_seconds
             while True:
@@ -104,13 +105,12 @@ class Line:
                 value = self._nap(index, old, flag, min(left, slice_seconds), near)
                 if value != old:
                     return value
-                if near is not None and self.words[near]:
+                if near is not None and words[near]:
                     break  # spin from here
                 between_slices()
         value = self.spin(index, old, spin_seconds)
         if value != old:
             return value
-        words = self.words
         while True:
             if near is not None and words[near]:
                 words[near] = 0
