@@ -29,7 +29,9 @@ export MUJOCO_GL=egl UNISIM_CACHE_DIR=/tmp/unisim-cache
 if [ -d gl ]; then for f in gl/*.deb; do dpkg -x "$f" /; done; ldconfig; fi
 export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir wheels/*.whl || exit 1
-{ nvidia-smi -L; python3 -c 'import jax, torch; print("jax", jax.__version__, jax.devices(),
+# The kernel's release names the machine's sandbox (Firecracker's "-fc-", gVisor's 4.4.0): the
+# same benchmark's step took 13 ms on one H100 host and 9 ms on another, so say which ran.
+{ uname -r; nvidia-smi -L; python3 -c 'import jax, torch; print("jax", jax.__version__, jax.devices(),
   "torch", torch.__version__, torch.cuda.is_available())'; } 2>&1 | tee "$out/gpu-env.log"
 status=0
 # Each phase has a time limit, so that one hang leaves the other's output.
