@@ -17,6 +17,10 @@ the machine's caches and GPU holding the other side's work, which a training loo
 one side only, never meets. The task is the CI ant (examples/isaacgym_tasks).
 ``--control`` puts a second in-process task in the bridge's place, measured the same way:
 how far apart two identical processes land, the floor under the bridge's ratio.
+``--pairs K`` starts K pairs of processes and measures each pair's sides in turn, every
+round: a process's speed varies by a few percent from one start to the next (``--control``),
+on the GPU machine by as much as the bridge costs there; the ratio is then the median over
+every pair's rounds, and each pair's is printed beside it.
 This process runs torch on one thread, as ``unisim.training`` does: a trainer's thread pool
 spinning after each op would take cores from the worker.
 Prints the figures; asserts nothing. ``--json`` keeps the figures (written after each N, so
@@ -27,6 +31,8 @@ without this checkout's docs (the GPU machine) instead of measuring.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import os
 import shutil
@@ -87,7 +93,8 @@ class InProcess:
         self.folder.cleanup()
 
 
-def measure_bridge(task: BridgedTask, steps: int, generator: torch.Generator) -> list[float]:
+def measure_bridge(task: BridgedTask, steps: int, generator: torch.Generator
+                   ) -> list[float]:
     seconds = []
     cuda = task.device.type == "cuda"
     for _ in range(steps):
@@ -102,44 +109,45 @@ def measure_bridge(task: BridgedTask, steps: int, generator: torch.Generator) ->
 
 
 def compare(python: str, num_envs: int, args: argparse.Namespace) -> dict[str, Any]:
-    """Per-step medians of each side, round by round, and their ratios."""
+    """Per-step medians of each side, round by round and pair by pair, and their ratios."""
     cfg = json.loads((EXAMPLES / "isaacgym_tasks" / "cfg" / "ant.json").read_text())
     plane = "cuda" if args.sim_device.startswith("cuda") else "shm"
     rounds: list[dict[str, Any]] = []
-    with BridgedTask("isaacgym_tasks.ant:Ant", num_envs, style="vec_task", cfg=cfg,
-                     paths=[EXAMPLES], python=python, sim_device=args.sim_device,
-                     data_plane=plane, timeout=600.0) as task:
-        inprocess = InProcess(python, task.options, num_envs)
-        # --control: a second in-process task in the bridge's place (the bridge stays idle)
-        control = InProcess(python, task.options, num_envs) if args.control else None
-        try:
-            generator = torch.Generator().manual_seed(0)
-
-            def bridge_turn(steps: int) -> list[float]:
-                return (control.measure(steps) if control is not None
-                        else measure_bridge(task, steps, generator))
-
-            inprocess.measure(args.warmup)
-            bridge_turn(args.warmup)
-            turn = args.settle + args.steps
-            for k in range(args.rounds):
+    generator = torch.Generator().manual_seed(0)
+    with contextlib.ExitStack() as stack:
+        turns = []  # each pair's (in-process, bridge) turns
+        for _ in range(args.pairs):
+            task = stack.enter_context(BridgedTask(
+                "isaacgym_tasks.ant:Ant", num_envs, style="vec_task", cfg=cfg, paths=[EXAMPLES],
+                python=python, sim_device=args.sim_device, data_plane=plane, timeout=600.0))
+            inprocess = stack.enter_context(contextlib.closing(
+                InProcess(python, task.options, num_envs)))
+            # --control: a second in-process task in the bridge's place (the bridge stays idle)
+            control = (stack.enter_context(contextlib.closing(
+                InProcess(python, task.options, num_envs))) if args.control else None)
+            bridge = (control.measure if control is not None else functools.partial(
+                measure_bridge, task, generator=generator))
+            turns.append((inprocess.measure, bridge))
+        for inside, bridge in turns:
+            inside(args.warmup)
+            bridge(args.warmup)
+        turn = args.settle + args.steps
+        for k in range(args.rounds):
+            for pair in (*range(k % args.pairs, args.pairs), *range(k % args.pairs)):
                 sides = {}
                 for side in (("bridge", "inprocess") if k % 2 else ("inprocess", "bridge")):
-                    seconds = (bridge_turn(turn) if side == "bridge"
-                               else inprocess.measure(turn))
+                    seconds = turns[pair][side == "bridge"](turn)
                     sides[side] = [s * 1e3 for s in seconds]
-                inside, bridge = (statistics.median(sides[side][args.settle:])
-                                  for side in ("inprocess", "bridge"))
-                rounds.append({"inprocess_ms": inside, "bridge_ms": bridge,
-                               "ratio": bridge / inside, "steps_ms": sides})
-        finally:
-            inprocess.close()
-            if control is not None:
-                control.close()
+                inside_ms, bridge_ms = (statistics.median(sides[side][args.settle:])
+                                        for side in ("inprocess", "bridge"))
+                rounds.append({"pair": pair, "inprocess_ms": inside_ms, "bridge_ms": bridge_ms,
+                               "ratio": bridge_ms / inside_ms, "steps_ms": sides})
     return {"num_envs": num_envs, "rounds": rounds,
             "inprocess_ms": statistics.median(r["inprocess_ms"] for r in rounds),
             "bridge_ms": statistics.median(r["bridge_ms"] for r in rounds),
-            "ratio": statistics.median(r["ratio"] for r in rounds)}
+            "ratio": statistics.median(r["ratio"] for r in rounds),
+            "pair_ratios": [statistics.median(r["ratio"] for r in rounds if r["pair"] == pair)
+                            for pair in range(args.pairs)]}
 
 
 def main() -> None:
@@ -149,9 +157,15 @@ def main() -> None:
     parser.add_argument("--control", action="store_true", help="a second in-process task "
                         "in the bridge's place: the ratio of two identical processes, the "
                         "floor under the bridge's")
+    parser.add_argument("--pairs", type=int, default=1, help="pairs of processes (in-process "
+                        "and bridged) started and measured side by side: a process's own "
+                        "speed varies by a few percent from one start to the next")
     add_turn_options(parser)
     add_saved_options(parser, "task-bridge")
-    publish_figures(parser.parse_args(), measure)
+    args = parser.parse_args()
+    if args.pairs < 1:
+        parser.error(f"--pairs must be at least 1, got {args.pairs}")
+    publish_figures(args, measure)
 
 
 def add_turn_options(parser: argparse.ArgumentParser) -> None:
@@ -177,18 +191,22 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     other = "again" if args.control else "bridge"  # what the second column measured
     # every process here, workers too, a client of the MPS server there (gpu_run.sh)
     mps = "; MPS clients" if os.environ.get("CUDA_MPS_PIPE_DIRECTORY") else ""
+    pairs = f", over {args.pairs} pairs of processes" if args.pairs > 1 else ""
     header = [f"{stamp()}; the CI ant on the SDK fake ({args.sim_device}, {os.cpu_count()} "
               f"CPUs{mps}), ms per step, median of {args.rounds} rounds x {args.steps} steps "
-              f"(after {args.settle} settling)",
-              f"{'N':>6} {'in-process':>11} {other:>9} {other + ' / in-process':>20}"]
+              f"(after {args.settle} settling){pairs}",
+              f"{'N':>6} {'in-process':>11} {other:>9} {other + ' / in-process':>20}"
+              + ("  each pair's" if args.pairs > 1 else "")]
     data: dict[str, Any] = {"sim_device": args.sim_device, "python": base,
-                            "control": args.control,
+                            "control": args.control, "pairs": args.pairs,
                             "command": invocation(), "results": [], "lines": header}
     for num_envs in args.sizes:
         r = compare(python, num_envs, args)
         data["results"].append(r)
+        each = "  " + " ".join(f"{ratio:.3f}" for ratio in r["pair_ratios"])
         data["lines"].append(f"{r['num_envs']:>6} {r['inprocess_ms']:>11.2f} "
-                             f"{r['bridge_ms']:>9.2f} {r['ratio']:>20.3f}")
+                             f"{r['bridge_ms']:>9.2f} {r['ratio']:>20.3f}"
+                             + (each if args.pairs > 1 else ""))
         if args.json:
             Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     return data
