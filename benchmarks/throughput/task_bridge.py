@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,8 +94,7 @@ class InProcess:
         self.folder.cleanup()
 
 
-def measure_bridge(task: BridgedTask, steps: int, generator: torch.Generator
-                   ) -> list[float]:
+def measure_bridge(task: BridgedTask, steps: int, generator: torch.Generator) -> list[float]:
     seconds = []
     cuda = task.device.type == "cuda"
     for _ in range(steps):
@@ -115,7 +115,7 @@ def compare(python: str, num_envs: int, args: argparse.Namespace) -> dict[str, A
     rounds: list[dict[str, Any]] = []
     generator = torch.Generator().manual_seed(0)
     with contextlib.ExitStack() as stack:
-        turns = []  # each pair's (in-process, bridge) turns
+        turns: list[dict[str, Callable[[int], list[float]]]] = []  # each pair's two sides
         for _ in range(args.pairs):
             task = stack.enter_context(BridgedTask(
                 "isaacgym_tasks.ant:Ant", num_envs, style="vec_task", cfg=cfg, paths=[EXAMPLES],
@@ -127,16 +127,16 @@ def compare(python: str, num_envs: int, args: argparse.Namespace) -> dict[str, A
                 InProcess(python, task.options, num_envs))) if args.control else None)
             bridge = (control.measure if control is not None else functools.partial(
                 measure_bridge, task, generator=generator))
-            turns.append((inprocess.measure, bridge))
-        for inside, bridge in turns:
-            inside(args.warmup)
-            bridge(args.warmup)
+            turns.append({"inprocess": inprocess.measure, "bridge": bridge})
+        for pair_turns in turns:
+            for measure_side in pair_turns.values():
+                measure_side(args.warmup)
         turn = args.settle + args.steps
         for k in range(args.rounds):
             for pair in (*range(k % args.pairs, args.pairs), *range(k % args.pairs)):
                 sides = {}
                 for side in (("bridge", "inprocess") if k % 2 else ("inprocess", "bridge")):
-                    seconds = turns[pair][side == "bridge"](turn)
+                    seconds = turns[pair][side](turn)
                     sides[side] = [s * 1e3 for s in seconds]
                 inside_ms, bridge_ms = (statistics.median(sides[side][args.settle:])
                                         for side in ("inprocess", "bridge"))
