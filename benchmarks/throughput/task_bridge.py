@@ -116,17 +116,20 @@ def compare(python: str, num_envs: int, args: argparse.Namespace) -> dict[str, A
     generator = torch.Generator().manual_seed(0)
     with contextlib.ExitStack() as stack:
         turns: list[dict[str, Callable[[int], list[float]]]] = []  # each pair's two sides
+        task: BridgedTask | None = None
         for _ in range(args.pairs):
-            task = stack.enter_context(BridgedTask(
-                "isaacgym_tasks.ant:Ant", num_envs, style="vec_task", cfg=cfg, paths=[EXAMPLES],
-                python=python, sim_device=args.sim_device, data_plane=plane, timeout=600.0))
+            if task is None or not args.control:  # a control's pairs share one idle bridge
+                task = stack.enter_context(BridgedTask(
+                    "isaacgym_tasks.ant:Ant", num_envs, style="vec_task", cfg=cfg,
+                    paths=[EXAMPLES], python=python, sim_device=args.sim_device,
+                    data_plane=plane, timeout=600.0))
             inprocess = stack.enter_context(contextlib.closing(
                 InProcess(python, task.options, num_envs)))
-            # --control: a second in-process task in the bridge's place (the bridge stays idle)
-            control = (stack.enter_context(contextlib.closing(
-                InProcess(python, task.options, num_envs))) if args.control else None)
-            bridge = (control.measure if control is not None else functools.partial(
-                measure_bridge, task, generator=generator))
+            if args.control:  # a second in-process task in the bridge's place
+                bridge = stack.enter_context(contextlib.closing(
+                    InProcess(python, task.options, num_envs))).measure
+            else:
+                bridge = functools.partial(measure_bridge, task, generator=generator)
             turns.append({"inprocess": inprocess.measure, "bridge": bridge})
         for pair_turns in turns:
             for measure_side in pair_turns.values():

@@ -47,11 +47,11 @@ if want data-plane; then
 fi
 # The task bridge on the GPU pipeline (the CI ant on the SDK fake, its tensors on CUDA), then
 # on the CPU pipeline with this machine's cores. `--saved FILE --name task-bridge-gpu
-# --publish` (and task-bridge-16core) writes each into docs/benchmarks.md. Ten steps a turn
-# and 60 rounds: there a 16-core step varies from round to round by more than the bridge
-# costs, and a median of 30 rounds of 3 steps moved by a few hundredths between runs. The
-# bridge's ratios over three pairs of processes, 20 rounds each: on an H100, two bridged
-# processes started alike in one run differed by about as much as the 5% goal.
+# --publish` (and task-bridge-16core) writes each into docs/benchmarks.md. Ten steps a turn:
+# there a 16-core step varies from round to round by more than the bridge costs, and a
+# median of 30 rounds of 3 steps moved by a few hundredths between runs. Three pairs of
+# processes, 20 rounds each (`pairs`): on an H100, two bridged processes started alike in one
+# run differed by about as much as the 5% goal. The phases part measures one pair (`turns`).
 turns=(--steps 10 --rounds 60)
 pairs=(--steps 10 --rounds 20 --pairs 3)
 if want bridge; then
